@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { quoteSchema, rowsOf } from '@seed/platform-event-store';
+import { ServiceSchema } from '@seed/platform-nest';
+import { generateApiKey, hashApiKey, type NewApiKey } from './api-key';
+
+export interface KeyAccess {
+  accountId: string;
+  /** Whether the sub-account asked about belongs to the key's account. */
+  ownsSubAccount: boolean;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+export class DuplicateError extends Error {}
+export class UnknownAccountError extends Error {}
+
+@Injectable()
+export class AccountsRepository {
+  private readonly s: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    schema: ServiceSchema,
+  ) {
+    this.s = quoteSchema(schema.name);
+  }
+
+  async createAccount(accountId: string): Promise<{ subAccountId: string; key: NewApiKey }> {
+    const subAccountId = `${accountId}_hq`;
+    const key = generateApiKey();
+    await this.unique(() =>
+      this.dataSource.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${this.s}.accounts (account_id) VALUES ($1)`, [accountId]);
+        await tx.query(`INSERT INTO ${this.s}.sub_accounts (sub_account_id, account_id) VALUES ($1, $2)`, [subAccountId, accountId]);
+        await tx.query(`INSERT INTO ${this.s}.api_keys (api_key_id, account_id, key_hash) VALUES ($1, $2, $3)`, [
+          key.apiKeyId,
+          accountId,
+          key.hash,
+        ]);
+      }),
+    );
+    return { subAccountId, key };
+  }
+
+  async addSubAccount(accountId: string, subAccountId: string): Promise<void> {
+    await this.requireAccount(accountId);
+    await this.unique(() =>
+      this.dataSource.query(`INSERT INTO ${this.s}.sub_accounts (sub_account_id, account_id) VALUES ($1, $2)`, [subAccountId, accountId]),
+    );
+  }
+
+  async subAccountsOf(accountId: string): Promise<string[]> {
+    const rows: { sub_account_id: string }[] = await this.dataSource.query(
+      `SELECT sub_account_id FROM ${this.s}.sub_accounts WHERE account_id = $1 ORDER BY created_at, sub_account_id`,
+      [accountId],
+    );
+    return rows.map((r) => r.sub_account_id);
+  }
+
+  async createApiKey(accountId: string): Promise<NewApiKey> {
+    await this.requireAccount(accountId);
+    const key = generateApiKey();
+    await this.dataSource.query(`INSERT INTO ${this.s}.api_keys (api_key_id, account_id, key_hash) VALUES ($1, $2, $3)`, [
+      key.apiKeyId,
+      accountId,
+      key.hash,
+    ]);
+    return key;
+  }
+
+  /** True when an active key was revoked; it stops working with the next request. */
+  async revokeApiKey(accountId: string, apiKeyId: string): Promise<boolean> {
+    const rows = await this.dataSource.query(
+      `UPDATE ${this.s}.api_keys SET revoked_at = now()
+        WHERE account_id = $1 AND api_key_id = $2 AND revoked_at IS NULL RETURNING api_key_id`,
+      [accountId, apiKeyId],
+    );
+    return rowsOf(rows).length > 0;
+  }
+
+  /** One indexed lookup per request: no cache, so a revoked key is refused at once. */
+  async accessOf(apiKey: string, subAccountId: string | null): Promise<KeyAccess | null> {
+    const rows: { account_id: string; owns: boolean }[] = await this.dataSource.query(
+      `SELECT k.account_id, s.sub_account_id IS NOT NULL AS owns
+         FROM ${this.s}.api_keys k
+         LEFT JOIN ${this.s}.sub_accounts s ON s.account_id = k.account_id AND s.sub_account_id = $2
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [hashApiKey(apiKey), subAccountId ?? ''],
+    );
+    const row = rows[0];
+    return row ? { accountId: row.account_id, ownsSubAccount: row.owns } : null;
+  }
+
+  private async requireAccount(accountId: string): Promise<void> {
+    const rows = await this.dataSource.query(`SELECT 1 FROM ${this.s}.accounts WHERE account_id = $1`, [accountId]);
+    if (rows.length === 0) throw new UnknownAccountError(`account ${accountId} does not exist`);
+  }
+
+  private async unique<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      const e = error as { code?: string; driverError?: { code?: string } };
+      if (e.code === UNIQUE_VIOLATION || e.driverError?.code === UNIQUE_VIOLATION) throw new DuplicateError('already exists');
+      throw error;
+    }
+  }
+}

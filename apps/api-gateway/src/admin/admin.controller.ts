@@ -1,0 +1,59 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiErrorCode } from '@seed/contracts';
+import { AccountsRepository, DuplicateError, UnknownAccountError } from '../accounts/accounts.repository';
+import { ApiError } from '../http/api-error';
+import { validateBody } from '../http/validate-body';
+import { AdminTokenGuard } from './admin-token.guard';
+import { CreateAccountDto, CreateSubAccountDto } from './admin.dto';
+
+/** The operator's "account dashboard": accounts, sub-accounts and API keys. */
+@Controller('admin/v1/accounts')
+@UseGuards(AdminTokenGuard)
+export class AdminController {
+  constructor(private readonly accounts: AccountsRepository) {}
+
+  @Post()
+  async createAccount(@Body() body: unknown) {
+    const { accountId } = validateBody(CreateAccountDto, body);
+    const created = await this.mapErrors(() => this.accounts.createAccount(accountId));
+    return { accountId, subAccountIds: [created.subAccountId], apiKey: created.key.apiKey, apiKeyId: created.key.apiKeyId };
+  }
+
+  @Get(':accountId')
+  async getAccount(@Param('accountId') accountId: string) {
+    const subAccountIds = await this.accounts.subAccountsOf(accountId);
+    if (subAccountIds.length === 0) throw ApiError.notFound(`account ${accountId} does not exist`);
+    return { accountId, subAccountIds };
+  }
+
+  @Post(':accountId/sub-accounts')
+  async createSubAccount(@Param('accountId') accountId: string, @Body() body: unknown) {
+    const { subAccountId } = validateBody(CreateSubAccountDto, body);
+    await this.mapErrors(() => this.accounts.addSubAccount(accountId, subAccountId));
+    return { accountId, subAccountId };
+  }
+
+  @Post(':accountId/api-keys')
+  async createApiKey(@Param('accountId') accountId: string) {
+    const key = await this.mapErrors(() => this.accounts.createApiKey(accountId));
+    return { apiKey: key.apiKey, apiKeyId: key.apiKeyId };
+  }
+
+  @Delete(':accountId/api-keys/:apiKeyId')
+  @HttpCode(204)
+  async revokeApiKey(@Param('accountId') accountId: string, @Param('apiKeyId') apiKeyId: string): Promise<void> {
+    if (!(await this.accounts.revokeApiKey(accountId, apiKeyId))) {
+      throw ApiError.notFound(`no active API key ${apiKeyId} in account ${accountId}`);
+    }
+  }
+
+  private async mapErrors<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof DuplicateError) throw new ApiError(409, ApiErrorCode.InvalidParameter, 'an account or sub-account with this id already exists');
+      if (error instanceof UnknownAccountError) throw ApiError.notFound(error.message);
+      throw error;
+    }
+  }
+}

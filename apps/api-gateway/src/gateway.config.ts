@@ -1,0 +1,32 @@
+import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { PlatformConfig } from '@seed/platform-config';
+
+export class GatewayConfig extends PlatformConfig {
+  override HEALTH_PORT = 0; // health and metrics are served on every listener
+
+  @IsInt() @Min(0) @Max(65535)
+  MESSAGING_API_PORT = 3000;
+
+  @IsInt() @Min(0) @Max(65535)
+  AGENT_API_PORT = 3001;
+
+  @IsInt() @Min(0) @Max(65535)
+  ADMIN_API_PORT = 3002;
+
+  /** Interface the listeners bind to. */
+  @IsString()
+  HTTP_HOST = '0.0.0.0';
+
+  /** Operator secret of the admin API (`Authorization: Bearer <ADMIN_TOKEN>`). */
+  @IsString()
+  @MinLength(16, { message: 'ADMIN_TOKEN must be set, at least 16 characters' })
+  ADMIN_TOKEN = '';
+
+  /** Largest accepted request body; 10,000 personalised messages fit well within the default. */
+  @Matches(/^\d+(b|kb|mb)$/i)
+  BODY_LIMIT = '16mb';
+
+  /** How long a request waits for the owning service's answer before a 503. */
+  @IsInt() @Min(100) @Max(300_000)
+  COMMAND_TIMEOUT_MS = 30_000;
+}

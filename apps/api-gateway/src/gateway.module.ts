@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { Logger } from 'pino';
+import { CommandBus, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
+import { LOGGER, PlatformModule } from '@seed/platform-nest';
+import { AccountsRepository } from './accounts/accounts.repository';
+import { ApiKeyGuard } from './accounts/api-key.guard';
+import { AdminTokenGuard } from './admin/admin-token.guard';
+import { AdminController } from './admin/admin.controller';
+import { CommandClient } from './commands/command-client';
+import { GatewayConfig } from './gateway.config';
+import { GATEWAY_REPLY_TOPIC, gatewayService } from './gateway.service';
+import { ApiExceptionFilter } from './http/api-exception.filter';
+import { SmsBatchController } from './sms/sms-batch.controller';
+
+@Module({})
+export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly bus: CommandBus,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  static register(config: GatewayConfig, logger: Logger): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [PlatformModule.forService(gatewayService, config, logger)],
+      controllers: [AdminController, SmsBatchController],
+      providers: [
+        { provide: GatewayConfig, useValue: config },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        {
+          provide: CommandBus,
+          useFactory: (connection: KafkaConnection, producer: MessageProducer) =>
+            new CommandBus(connection, producer, logger, {
+              replyTopic: GATEWAY_REPLY_TOPIC,
+              instanceId: randomUUID(),
+              timeoutMs: config.COMMAND_TIMEOUT_MS,
+            }),
+          inject: [KafkaConnection, MessageProducer],
+        },
+        AccountsRepository,
+        ApiKeyGuard,
+        AdminTokenGuard,
+        CommandClient,
+      ],
+    };
+  }
+
+  // Runs after the platform's own init (topics exist), before any listener opens.
+  async onModuleInit(): Promise<void> {
+    await this.bus.start();
+    this.logger.info('command bus ready');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.bus.stop();
+  }
+}

@@ -1,0 +1,13 @@
+import { commandTopic, replyTopic } from '@seed/platform-kafka';
+import type { ServiceDefinition } from '@seed/platform-nest';
+import { SMS_BATCH_COMMAND_TOPIC } from '@seed/sms-batch-contracts';
+import { accountsMigrations } from './accounts/accounts.migrations';
+
+export const GATEWAY_REPLY_TOPIC = 'api-gateway.replies.v1';
+
+export const gatewayService: ServiceDefinition = {
+  name: 'api-gateway',
+  schema: 'api_gateway',
+  migrations: accountsMigrations,
+  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), replyTopic(GATEWAY_REPLY_TOPIC)],
+};

@@ -1,0 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { runWithCorrelation } from '@seed/platform-logging';
+
+export const CORRELATION_HEADER = 'x-correlation-id';
+const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/**
+ * Takes the caller's correlation id (or makes one), echoes it in the response, and scopes the rest
+ * of the request to it: log lines and Kafka headers carry it from here into every service.
+ */
+export function correlation(req: Request, res: Response, next: NextFunction): void {
+  const given = req.headers[CORRELATION_HEADER];
+  const correlationId = typeof given === 'string' && ACCEPTABLE.test(given) ? given : randomUUID();
+  res.setHeader('X-Correlation-Id', correlationId);
+  runWithCorrelation({ correlationId }, next);
+}

@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { loadConfig } from '@seed/platform-config';
+import { createLogger, NestLoggerAdapter } from '@seed/platform-logging';
+import { GatewayConfig } from './gateway.config';
+import { GatewayModule } from './gateway.module';
+import { correlation } from './http/correlation.middleware';
+import { HttpListeners, listenerScope } from './http/http-listeners';
+import { jsonBody } from './http/json-body.middleware';
+
+async function main(): Promise<void> {
+  const config = loadConfig(GatewayConfig);
+  const logger = createLogger('api-gateway', config.LOG_LEVEL);
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.register(config, logger), {
+    logger: new NestLoggerAdapter(logger),
+    bodyParser: false,
+  });
+  app.disable('x-powered-by');
+  app.use(listenerScope(logger), correlation, jsonBody(config.BODY_LIMIT, logger));
+  await app.init();
+
+  const listeners = new HttpListeners();
+  const ports = await listeners.open(app.getHttpAdapter().getInstance(), config.HTTP_HOST, {
+    messaging: config.MESSAGING_API_PORT,
+    agent: config.AGENT_API_PORT,
+    admin: config.ADMIN_API_PORT,
+  });
+  logger.info({ ports }, 'api-gateway listening');
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'shutting down');
+      void listeners
+        .close()
+        .then(() => app.close())
+        .then(() => process.exit(0));
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

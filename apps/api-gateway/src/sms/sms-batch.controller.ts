@@ -1,0 +1,21 @@
+import { Body, Controller, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { SMS_BATCH_COMMAND_TOPIC, type BatchResponse, type SubmitBatchData } from '@seed/sms-batch-contracts';
+import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
+import { CommandClient } from '../commands/command-client';
+import { toSubmitBatchData } from './batch-request.validation';
+
+@Controller('sms/v1/:subAccountId')
+@UseGuards(ApiKeyGuard)
+export class SmsBatchController {
+  constructor(private readonly commands: CommandClient) {}
+
+  /** Batch send: shape checked here, every message decided by sms-batch. */
+  @Post('many')
+  @HttpCode(200)
+  async sendMany(@Param('subAccountId') subAccountId: string, @Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<BatchResponse> {
+    const data = toSubmitBatchData(body, req.accountId, subAccountId, new Date());
+    // Keyed by sub-account: one sub-account's batches are decided in order, which keeps
+    // clientBatchId checks free of races without a lock.
+    return this.commands.send<BatchResponse, SubmitBatchData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'SubmitBatch', data);
+  }
+}

@@ -1,0 +1,16 @@
+import { commandTopic, deadLetterTopic, eventTopic } from '@seed/platform-kafka';
+import type { ServiceDefinition } from '@seed/platform-nest';
+import { SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
+import { BatchesProjection } from './read-models/batches.projection';
+import { MessagesProjection } from './read-models/messages.projection';
+import { clientBatchMigrations, readModelMigrations } from './read-models/read-model.migrations';
+
+export const smsBatchService: ServiceDefinition = {
+  name: 'sms-batch',
+  schema: 'sms_batch',
+  migrations: [...readModelMigrations, ...clientBatchMigrations],
+  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), deadLetterTopic(SMS_BATCH_COMMAND_TOPIC), eventTopic(SMS_BATCH_EVENT_TOPIC)],
+};
+
+/** Every read model of the service; `npm run replay -- sms-batch` rebuilds them all. */
+export const smsBatchProjections = (schema: string) => [new BatchesProjection(schema), new MessagesProjection(schema)];

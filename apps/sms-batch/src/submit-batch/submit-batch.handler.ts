@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload, Ctx } from '@nestjs/microservices';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import type { CommandReply } from '@seed/contracts';
+import { ConcurrencyError, EventStore, ProcessedMessages, quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
+import type { CommandContext } from '@seed/platform-kafka';
+import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { BatchRejectedError, decideSubmitBatch, initialBatchState } from '@seed/sms-batch-domain';
+import {
+  batchStreamId,
+  messageStreamId,
+  type BatchResponse,
+  type BatchSubmittedV1,
+  type SubmitBatchCommand,
+} from '@seed/sms-batch-contracts';
+import { toBatchResponse, type FirstMessageEvent } from './batch-response';
+
+const CONSUMER = 'submit-batch';
+const MAX_CONFLICT_RETRIES = 3;
+
+/**
+ * Decides a batch: one transaction appends the batch event and one event per message, reserves the
+ * clientBatchId and records the command as processed. Retries of the command, and new requests
+ * with a known clientBatchId, get the first response rebuilt from the log.
+ */
+@Controller()
+export class SubmitBatchHandler {
+  private readonly s: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly store: EventStore,
+    private readonly processed: ProcessedMessages,
+    private readonly subscriptions: SubscriptionRegistry,
+    schema: ServiceSchema,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.s = quoteSchema(schema.name);
+  }
+
+  @MessagePattern('SubmitBatch')
+  async submit(@Payload() command: SubmitBatchCommand, @Ctx() context: CommandContext): Promise<CommandReply<BatchResponse>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.dataSource.transaction((tx) => this.decideAndAppend(tx, command, context));
+        this.subscriptions.wakeAll();
+        return { ok: true, result };
+      } catch (error) {
+        if (error instanceof BatchRejectedError) {
+          return { ok: false, failure: { status: 400, code: error.code, message: error.message } };
+        }
+        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async decideAndAppend(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext): Promise<BatchResponse> {
+    const { data } = command;
+    const include = data.includeMessagesInResponse;
+    const done = await this.processed.find<{ batchId: string }>(tx, CONSUMER, command.commandId);
+    if (done) return this.rebuildResponse(tx, done.result.batchId, include);
+
+    if (data.clientBatchId !== undefined) {
+      const known = await this.findClientBatch(tx, data.subAccountId, data.clientBatchId);
+      if (known) {
+        this.logger.info({ batchId: known, clientBatchId: data.clientBatchId }, 'known clientBatchId: first response returned');
+        await this.processed.record(tx, CONSUMER, command.commandId, { batchId: known });
+        return this.rebuildResponse(tx, known, include);
+      }
+    }
+
+    const batchId = randomUUID();
+    const umids = data.messages.map(() => randomUUID());
+    const now = new Date().toISOString();
+    const decided = decideSubmitBatch({ data, batchId, umids, now }, initialBatchState());
+
+    if (data.clientBatchId !== undefined) await this.reserveClientBatch(tx, data.subAccountId, data.clientBatchId, batchId);
+    await this.store.append(
+      tx,
+      [
+        { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch },
+        ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events })),
+      ],
+      { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now },
+    );
+    await this.processed.record(tx, CONSUMER, command.commandId, { batchId });
+
+    const batchEvent = decided.batch[0];
+    if (!batchEvent) throw new Error('the batch decider returned no batch event');
+    const first = decided.messages.map((m) => m.events[0] as FirstMessageEvent);
+    this.logger.info({ batchId, accepted: batchEvent.data.acceptedCount, rejected: batchEvent.data.rejectedCount }, 'batch decided');
+    return toBatchResponse(batchEvent.data, first, include);
+  }
+
+  private async rebuildResponse(tx: SqlExecutor, batchId: string, include: boolean): Promise<BatchResponse> {
+    const [batchEvent] = await this.store.readStream(tx, batchStreamId(batchId));
+    if (!batchEvent) throw new Error(`batch ${batchId} is recorded as processed but has no events`);
+    const batch = batchEvent.data as BatchSubmittedV1;
+    if (!include) return toBatchResponse(batch, [], false);
+    const streams = await this.store.readStreams(tx, batch.umids.map(messageStreamId));
+    const first = batch.umids.map((umid) => {
+      const [event] = streams.get(messageStreamId(umid)) ?? [];
+      if (!event) throw new Error(`message ${umid} of batch ${batchId} has no events`);
+      return event as unknown as FirstMessageEvent;
+    });
+    return toBatchResponse(batch, first, true);
+  }
+
+  private async findClientBatch(tx: SqlExecutor, subAccountId: string, clientBatchId: string): Promise<string | null> {
+    const rows: { batch_id: string }[] = await tx.query(
+      `SELECT batch_id FROM ${this.s}.client_batch_ids WHERE sub_account_id = $1 AND client_batch_id = $2`,
+      [subAccountId, clientBatchId],
+    );
+    return rows[0]?.batch_id ?? null;
+  }
+
+  private async reserveClientBatch(tx: SqlExecutor, subAccountId: string, clientBatchId: string, batchId: string): Promise<void> {
+    const rows = await tx.query(
+      `INSERT INTO ${this.s}.client_batch_ids (sub_account_id, client_batch_id, batch_id) VALUES ($1, $2, $3)
+       ON CONFLICT DO NOTHING RETURNING batch_id`,
+      [subAccountId, clientBatchId, batchId],
+    );
+    // Another transaction took it between our read and this insert: decide again, and find it.
+    if (rows.length === 0) throw new ConcurrencyError(`clientBatchId ${clientBatchId} was reserved concurrently`);
+  }
+}

@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Constructor<T> = new () => T;
+
+/**
+ * Reads the environment once, at boot, into a typed and validated object. Nothing else in the
+ * platform reads `process.env`; a bad value stops the process with every problem listed at once.
+ */
+export function loadConfig<T extends object>(schema: Constructor<T>, env: NodeJS.ProcessEnv = process.env): T {
+  const defaults = new schema();
+  const given = Object.fromEntries(
+    Object.keys(defaults).flatMap((key) => (env[key] === undefined || env[key] === '' ? [] : [[key, env[key]]])),
+  );
+  const config = plainToInstance(schema, { ...defaults, ...given }, { enableImplicitConversion: true });
+  const errors = validateSync(config, { whitelist: false, forbidUnknownValues: true });
+  if (errors.length > 0) {
+    const problems = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join(', ')}`);
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return config;
+}

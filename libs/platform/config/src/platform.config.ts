@@ -1,0 +1,44 @@
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
+
+/**
+ * Settings every service shares. Each property is an environment variable of the same name;
+ * the initial value is the default. Apps extend this class with their own settings.
+ */
+export class PlatformConfig {
+  /** postgres://user:password@host:port/database */
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  DATABASE_URL = '';
+
+  /** Comma-separated host:port list. */
+  @IsString()
+  @IsNotEmpty()
+  KAFKA_BROKERS = '';
+
+  /** Prefix for every topic and consumer group, so that several installations can share a cluster. */
+  @Matches(/^[a-z0-9._-]*$/)
+  KAFKA_TOPIC_PREFIX = '';
+
+  /** Postgres schema of the service's event log and read models; empty means the service's default. */
+  @Matches(/^([a-z_][a-z0-9_]{0,62})?$/)
+  DATABASE_SCHEMA = '';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE = 10;
+
+  /** Port of the service's health and metrics endpoint. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HEALTH_PORT = 0;
+
+  /** Replication factor of the topics the platform creates (3 on a production cluster). */
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  KAFKA_REPLICATION_FACTOR = 1;
+}

@@ -1,0 +1,34 @@
+/**
+ * Tables of the shared event store, created in each service's own schema.
+ * `transaction_id` lets subscribers read in commit-safe order: an event becomes visible to them
+ * only when every transaction that could still insert before it has finished (see event-subscription.ts).
+ */
+export const eventStoreMigrations = (s: string): string[] => [
+  `CREATE TABLE IF NOT EXISTS ${s}.events (
+     global_position bigserial PRIMARY KEY,
+     transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
+     event_id uuid NOT NULL UNIQUE,
+     stream_id text NOT NULL,
+     stream_position integer NOT NULL,
+     type text NOT NULL,
+     schema_version integer NOT NULL,
+     data jsonb NOT NULL,
+     metadata jsonb NOT NULL,
+     occurred_at timestamptz NOT NULL,
+     CONSTRAINT events_stream_position_unique UNIQUE (stream_id, stream_position)
+   )`,
+  `CREATE INDEX IF NOT EXISTS events_transaction_order ON ${s}.events (transaction_id, global_position)`,
+  `CREATE TABLE IF NOT EXISTS ${s}.subscription_checkpoints (
+     subscription text PRIMARY KEY,
+     transaction_id xid8 NOT NULL DEFAULT '0',
+     global_position bigint NOT NULL DEFAULT 0,
+     updated_at timestamptz NOT NULL DEFAULT now()
+   )`,
+  `CREATE TABLE IF NOT EXISTS ${s}.processed_messages (
+     consumer text NOT NULL,
+     message_id text NOT NULL,
+     result jsonb,
+     processed_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (consumer, message_id)
+   )`,
+];

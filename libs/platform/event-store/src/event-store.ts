@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { NewEvent } from '@seed/contracts';
+import { quoteSchema, type SqlExecutor } from './sql-executor';
+import { EVENT_COLUMNS, type EventRow, type StoredEvent } from './stored-event';
+import { upcast, type Upcaster } from './upcaster';
+
+/** Another writer appended to the stream since it was read; re-read, re-decide, retry. */
+export class ConcurrencyError extends Error {
+  override readonly name = 'ConcurrencyError';
+}
+
+export interface AppendToStream {
+  streamId: string;
+  /** Number of events the writer saw in the stream (0: the stream must not exist yet). */
+  expectedVersion: number;
+  events: readonly NewEvent[];
+}
+
+export interface AppendMetadata {
+  correlationId: string;
+  causationId: string | null;
+  traceparent?: string | null;
+  occurredAt: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The append-only log of one service, in that service's Postgres schema. Appends are bulk
+ * inserts (one statement for any number of streams), guarded by expected versions: the unique
+ * (stream_id, stream_position) constraint makes two concurrent writers of a stream fail one of them.
+ */
+export class EventStore {
+  private readonly table: string;
+
+  constructor(
+    readonly schema: string,
+    private readonly upcasters: readonly Upcaster[] = [],
+    private readonly newId: () => string = randomUUID,
+  ) {
+    this.table = `${quoteSchema(schema)}.events`;
+  }
+
+  async append(db: SqlExecutor, appends: readonly AppendToStream[], metadata: AppendMetadata): Promise<StoredEvent[]> {
+    await this.checkExpectedVersions(db, appends.filter((a) => a.expectedVersion > 0));
+    const meta = { correlationId: metadata.correlationId, causationId: metadata.causationId, traceparent: metadata.traceparent ?? null };
+    const rows = appends.flatMap((a) =>
+      a.events.map((event, i) => ({
+        event_id: this.newId(),
+        stream_id: a.streamId,
+        stream_position: a.expectedVersion + i + 1,
+        type: event.type,
+        schema_version: event.schemaVersion,
+        data: event.data,
+        metadata: meta,
+        occurred_at: metadata.occurredAt,
+      })),
+    );
+    if (rows.length === 0) return [];
+    try {
+      const inserted: EventRow[] = await db.query(
+        `INSERT INTO ${this.table} (event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at)
+         SELECT event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at
+           FROM jsonb_to_recordset($1::jsonb) AS r(event_id uuid, stream_id text, stream_position int, type text,
+                schema_version int, data jsonb, metadata jsonb, occurred_at timestamptz)
+         RETURNING ${EVENT_COLUMNS}`,
+        [JSON.stringify(rows)],
+      );
+      return inserted.map((row) => this.toStoredEvent(row));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConcurrencyError(`a stream was appended to concurrently: ${describe(error)}`);
+      throw error;
+    }
+  }
+
+  async readStream(db: SqlExecutor, streamId: string): Promise<StoredEvent[]> {
+    const rows: EventRow[] = await db.query(
+      `SELECT ${EVENT_COLUMNS} FROM ${this.table} WHERE stream_id = $1 ORDER BY stream_position`,
+      [streamId],
+    );
+    return rows.map((row) => this.toStoredEvent(row));
+  }
+
+  /** Several streams in one round trip, each in stream order; absent streams map to []. */
+  async readStreams(db: SqlExecutor, streamIds: readonly string[]): Promise<Map<string, StoredEvent[]>> {
+    const result = new Map<string, StoredEvent[]>(streamIds.map((id) => [id, []]));
+    if (streamIds.length === 0) return result;
+    const rows: EventRow[] = await db.query(
+      `SELECT ${EVENT_COLUMNS} FROM ${this.table} WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position`,
+      [streamIds],
+    );
+    for (const row of rows) result.get(row.stream_id)?.push(this.toStoredEvent(row));
+    return result;
+  }
+
+  toStoredEvent(row: EventRow): StoredEvent {
+    const { schemaVersion, data } = upcast(this.upcasters, { type: row.type, schemaVersion: row.schema_version, data: row.data });
+    return {
+      eventId: row.event_id,
+      type: row.type,
+      schemaVersion,
+      streamId: row.stream_id,
+      streamPosition: row.stream_position,
+      globalPosition: String(row.global_position),
+      transactionId: String(row.transaction_id),
+      occurredAt: new Date(row.occurred_at).toISOString(),
+      correlationId: row.metadata.correlationId ?? '',
+      causationId: row.metadata.causationId ?? null,
+      traceparent: row.metadata.traceparent ?? null,
+      data,
+    };
+  }
+
+  private async checkExpectedVersions(db: SqlExecutor, appends: readonly AppendToStream[]): Promise<void> {
+    if (appends.length === 0) return;
+    const rows: { stream_id: string; version: number }[] = await db.query(
+      `SELECT stream_id, max(stream_position)::int AS version FROM ${this.table}
+        WHERE stream_id = ANY($1::text[]) GROUP BY stream_id`,
+      [appends.map((a) => a.streamId)],
+    );
+    const versions = new Map(rows.map((r) => [r.stream_id, r.version]));
+    for (const a of appends) {
+      const actual = versions.get(a.streamId) ?? 0;
+      if (actual !== a.expectedVersion) {
+        throw new ConcurrencyError(`stream ${a.streamId} is at version ${actual}, expected ${a.expectedVersion}`);
+      }
+    }
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; driverError?: { code?: string } };
+  return e.code === UNIQUE_VIOLATION || e.driverError?.code === UNIQUE_VIOLATION;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,145 @@
+import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import type { EventStore } from './event-store';
+import { quoteSchema, type SqlExecutor } from './sql-executor';
+import { EVENT_COLUMNS, type EventRow, type StoredEvent } from './stored-event';
+
+/** Something that follows a service's whole log in order: a projection, the outbox relay, a reactor. */
+export interface EventHandler {
+  /** Stable name; the checkpoint is kept under it. */
+  readonly name: string;
+  /**
+   * Handles events in log order. Runs inside the transaction that then advances the checkpoint,
+   * so a projection's rows and its checkpoint commit together. Throwing rolls both back and the
+   * same events come again after a pause.
+   */
+  handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void>;
+}
+
+export interface SubscriptionOptions {
+  batchSize?: number;
+  /** Pause between polls when the log has nothing new (a local append wakes it at once). */
+  idleMs?: number;
+  /** Pause after a failed batch before the same events are tried again. */
+  retryMs?: number;
+}
+
+/**
+ * Reads the event log in an order that never skips an event: by appending transaction, and only
+ * transactions older than every one still running (`pg_snapshot_xmin`). A bigserial alone is not
+ * enough, since a transaction that took position 10 can commit after one that took 11.
+ * An advisory lock makes one replica at a time the reader of each subscription.
+ */
+export class EventSubscription {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private readonly s: string;
+  private readonly batchSize: number;
+  private readonly idleMs: number;
+  private readonly retryMs: number;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly store: EventStore,
+    private readonly handler: EventHandler,
+    private readonly logger: Logger,
+    options: SubscriptionOptions = {},
+  ) {
+    this.s = quoteSchema(store.schema);
+    this.batchSize = options.batchSize ?? 2000;
+    this.idleMs = options.idleMs ?? 50;
+    this.retryMs = options.retryMs ?? 1000;
+  }
+
+  get name(): string {
+    return this.handler.name;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+  }
+
+  /** Called after a local commit so that followers do not wait for the next poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Processes until the log holds nothing more for this subscription; returns the event count. */
+  async catchUp(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const handled = await this.processBatch();
+      if (handled === null) continue; // another replica holds the lock; it will finish
+      total += handled;
+      if (handled < this.batchSize) return total;
+    }
+  }
+
+  /** One batch: the number of events handled, or null when another replica holds the lock. */
+  async processBatch(): Promise<number | null> {
+    return this.dataSource.transaction(async (tx) => {
+      const [lock] = await tx.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
+        `${this.store.schema}:${this.handler.name}`,
+      ]);
+      if (!lock.locked) return null;
+      const [checkpoint] = await tx.query(
+        `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+           FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`,
+        [this.handler.name],
+      );
+      const rows: EventRow[] = await tx.query(
+        `SELECT ${EVENT_COLUMNS} FROM ${this.s}.events
+          WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
+            AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          ORDER BY transaction_id, global_position
+          LIMIT $3`,
+        [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', this.batchSize],
+      );
+      const last = rows[rows.length - 1];
+      if (!last) return 0;
+      await this.handler.handle(rows.map((row) => this.store.toStoredEvent(row)), tx);
+      await tx.query(
+        `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
+         VALUES ($1, $2::xid8, $3, now())
+         ON CONFLICT (subscription) DO UPDATE
+           SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`,
+        [this.handler.name, String(last.transaction_id), String(last.global_position)],
+      );
+      return rows.length;
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let handled: number | null = 0;
+      try {
+        handled = await this.processBatch();
+      } catch (error) {
+        this.logger.error({ err: error, subscription: this.handler.name }, 'subscription batch failed; retrying');
+        await this.pause(this.retryMs);
+        continue;
+      }
+      if (handled === null || handled < this.batchSize) await this.pause(this.idleMs);
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}

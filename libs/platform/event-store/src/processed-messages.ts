@@ -1,0 +1,30 @@
+import { quoteSchema, type SqlExecutor } from './sql-executor';
+
+/**
+ * The idempotency record of a consumer: written in the same transaction as the message's effect,
+ * so a redelivered message is recognised and its first result returned instead of acting twice.
+ */
+export class ProcessedMessages {
+  private readonly table: string;
+
+  constructor(schema: string) {
+    this.table = `${quoteSchema(schema)}.processed_messages`;
+  }
+
+  async find<T>(db: SqlExecutor, consumer: string, messageId: string): Promise<{ result: T } | null> {
+    const rows: { result: T }[] = await db.query(`SELECT result FROM ${this.table} WHERE consumer = $1 AND message_id = $2`, [
+      consumer,
+      messageId,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  /** Throws a unique violation if another transaction recorded the same message first. */
+  async record(db: SqlExecutor, consumer: string, messageId: string, result: unknown): Promise<void> {
+    await db.query(`INSERT INTO ${this.table} (consumer, message_id, result) VALUES ($1, $2, $3::jsonb)`, [
+      consumer,
+      messageId,
+      JSON.stringify(result ?? null),
+    ]);
+  }
+}

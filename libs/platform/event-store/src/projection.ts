@@ -1,0 +1,32 @@
+import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import type { EventStore } from './event-store';
+import { EventSubscription, type EventHandler } from './event-subscription';
+import { quoteSchema } from './sql-executor';
+
+/**
+ * A read model: a pure function of the log, written with its checkpoint in one transaction.
+ * It must be idempotent per event (the same event twice leaves the same rows) and must not read
+ * the clock, so that a replay from position 0 gives identical rows.
+ */
+export interface Projection extends EventHandler {
+  /** Tables (in the service's schema) that hold nothing but this projection's rows. */
+  readonly tables: readonly string[];
+}
+
+/** Empties a projection's tables, resets its checkpoint and rebuilds it from the whole log. */
+export async function replayProjection(
+  dataSource: DataSource,
+  store: EventStore,
+  projection: Projection,
+  logger: Logger,
+): Promise<number> {
+  const s = quoteSchema(store.schema);
+  await dataSource.transaction(async (tx) => {
+    // Same lock as the live subscription: a running replica pauses while the tables are emptied.
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${store.schema}:${projection.name}`]);
+    for (const table of projection.tables) await tx.query(`TRUNCATE ${s}.${quoteSchema(table)}`);
+    await tx.query(`DELETE FROM ${s}.subscription_checkpoints WHERE subscription = $1`, [projection.name]);
+  });
+  return new EventSubscription(dataSource, store, projection, logger, { batchSize: 5000 }).catchUp();
+}

@@ -1,0 +1,31 @@
+/**
+ * The slice of a TypeORM EntityManager / QueryRunner the event store needs: plain SQL.
+ * Taking this instead of a DataSource lets callers put an append and their own writes
+ * (read models, idempotency records) in one transaction.
+ */
+export interface SqlExecutor {
+  query(sql: string, parameters?: unknown[]): Promise<any>;
+}
+
+/**
+ * TypeORM's postgres driver returns `[rows, rowCount]` for UPDATE and DELETE and plain rows for
+ * everything else; this gives rows either way.
+ */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+    return result[0] as T[];
+  }
+  return result as T[];
+}
+
+/** Number of rows an UPDATE or DELETE touched, from TypeORM's raw result. */
+export function affectedRows(result: unknown): number {
+  if (Array.isArray(result) && result.length === 2 && typeof result[1] === 'number') return result[1];
+  return Array.isArray(result) ? result.length : 0;
+}
+
+/** Schema names come from configuration, never from users; still, only plain identifiers pass. */
+export function quoteSchema(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+  return `"${schema}"`;
+}

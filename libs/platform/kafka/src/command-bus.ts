@@ -1,0 +1,113 @@
+import type { Consumer } from 'kafkajs';
+import type { Logger } from 'pino';
+import { MessageHeader, type CommandMessage, type CommandReply } from '@seed/contracts';
+import type { KafkaConnection } from './kafka-connection';
+import type { MessageProducer } from './message-producer';
+
+/** The owning service did not answer in time, or Kafka refused the command: answer 503. */
+export class CommandUnavailableError extends Error {
+  override readonly name = 'CommandUnavailableError';
+}
+
+interface Pending {
+  resolve: (reply: CommandReply) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface CommandBusOptions {
+  replyTopic: string;
+  /** Unique per process: every instance reads all reply partitions in its own group. */
+  instanceId: string;
+  timeoutMs: number;
+}
+
+/**
+ * Request-reply over Kafka for the gateway. Each instance reads the whole reply topic in a group
+ * of its own, starting at the end as it was before the first request, so no reply addressed to
+ * it can be missed; replies to other instances are ignored.
+ */
+export class CommandBus {
+  private readonly pending = new Map<string, Pending>();
+  private consumer: Consumer | undefined;
+
+  constructor(
+    private readonly connection: KafkaConnection,
+    private readonly producer: MessageProducer,
+    private readonly logger: Logger,
+    private readonly options: CommandBusOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    const topic = this.connection.topic(this.options.replyTopic);
+    const admin = this.connection.kafka.admin();
+    await admin.connect();
+    const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+    const consumer = this.connection.kafka.consumer({
+      groupId: this.connection.group(`${this.options.replyTopic}.${this.options.instanceId}`),
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+      maxWaitTimeInMs: 50,
+      maxBytesPerPartition: 32 * 1024 * 1024,
+    });
+    this.consumer = consumer;
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: false });
+    await consumer.run({
+      partitionsConsumedConcurrently: 3,
+      eachMessage: async ({ message }) => {
+        const commandId = message.headers?.[MessageHeader.CausationId]?.toString();
+        const waiting = commandId ? this.pending.get(commandId) : undefined;
+        if (!waiting || !message.value) return; // a reply for another instance, or one that timed out
+        this.pending.delete(commandId as string);
+        clearTimeout(waiting.timer);
+        waiting.resolve(JSON.parse(message.value.toString()) as CommandReply);
+      },
+    });
+    for (const { partition, offset } of ends) consumer.seek({ topic, partition, offset });
+    await this.producer.connect();
+  }
+
+  async request<TResult>(topic: string, key: string, command: CommandMessage, correlationId: string): Promise<CommandReply<TResult>> {
+    const reply = new Promise<CommandReply>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(command.commandId);
+        resolve({
+          ok: false,
+          failure: { status: 503, code: 2000, message: 'the service did not answer in time; try again', retryAfterSeconds: 5 },
+        });
+      }, this.options.timeoutMs);
+      this.pending.set(command.commandId, { resolve, timer });
+    });
+    try {
+      await this.producer.send(topic, [
+        {
+          key,
+          value: command,
+          headers: {
+            [MessageHeader.MessageId]: command.commandId,
+            [MessageHeader.MessageType]: command.type,
+            [MessageHeader.CorrelationId]: correlationId,
+            [MessageHeader.ReplyTo]: this.options.replyTopic,
+          },
+        },
+      ]);
+    } catch (error) {
+      const waiting = this.pending.get(command.commandId);
+      if (waiting) clearTimeout(waiting.timer);
+      this.pending.delete(command.commandId);
+      this.logger.error({ err: error, topic }, 'command could not be sent');
+      throw new CommandUnavailableError('the message broker is unavailable');
+    }
+    return (await reply) as CommandReply<TResult>;
+  }
+
+  async stop(): Promise<void> {
+    for (const [id, waiting] of this.pending) {
+      clearTimeout(waiting.timer);
+      waiting.resolve({ ok: false, failure: { status: 503, code: 2000, message: 'shutting down', retryAfterSeconds: 1 } });
+      this.pending.delete(id);
+    }
+    await this.consumer?.disconnect();
+  }
+}
+

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { lastValueFrom } from 'rxjs';
+import type { Logger } from 'pino';
+import { MessageHeader, type CommandMessage, type CommandReply } from '@seed/contracts';
+import { runWithCorrelation } from '@seed/platform-logging';
+import type { KafkaConnection } from './kafka-connection';
+import type { IncomingRecord } from './kafka-record';
+import type { MessageProducer } from './message-producer';
+import { PermanentMessageError, ResilientConsumer } from './resilient-consumer';
+import { deadLetterTopic } from './topic-spec';
+
+/** What a command handler learns about the record besides the command. */
+export interface CommandContext {
+  correlationId: string;
+  causationId: string;
+  traceparent: string | null;
+}
+
+export interface CommandServerOptions {
+  connection: KafkaConnection;
+  producer: MessageProducer;
+  logger: Logger;
+  topic: string;
+  groupId: string;
+}
+
+/**
+ * A NestJS transport strategy: commands from a Kafka topic go to `@MessagePattern(<command type>)`
+ * handlers, and each handler's `CommandReply` goes back to the `reply-to` topic of the request.
+ * Idempotency lives in the handlers (a processed-message record in the same transaction as the
+ * effect); this class adds retry, dead-lettering and the reply to a request that gave up.
+ */
+export class KafkaCommandServer extends Server implements CustomTransportStrategy {
+  private consumer: ResilientConsumer | undefined;
+
+  constructor(private readonly options: CommandServerOptions) {
+    super();
+  }
+
+  async listen(callback: (error?: unknown) => void): Promise<void> {
+    const { connection, producer, logger, topic, groupId } = this.options;
+    this.consumer = new ResilientConsumer(connection, producer, logger, {
+      groupId,
+      topics: [topic],
+      deadLetterTopic: deadLetterTopic(topic).name,
+      onDeadLetter: (record, reason) =>
+        this.reply(record, {
+          ok: false,
+          failure: { status: 500, code: 2000, message: `the command could not be processed: ${reason.slice(0, 200)}` },
+        }),
+    });
+    try {
+      await producer.connect();
+      await this.consumer.start((record) => this.handleRecord(record));
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  on(): void {
+    // No transport events to subscribe to: errors surface through the consumer's logs and retries.
+  }
+
+  unwrap<T>(): T {
+    throw new Error('KafkaCommandServer does not expose its client');
+  }
+
+  private async handleRecord(record: IncomingRecord): Promise<void> {
+    const command = parseCommand(record);
+    const handler = this.getHandlerByPattern(command.type);
+    if (!handler) throw new PermanentMessageError(`no handler for command type ${command.type}`);
+    const context: CommandContext = {
+      correlationId: record.headers[MessageHeader.CorrelationId] ?? command.commandId,
+      causationId: command.commandId,
+      traceparent: record.headers[MessageHeader.Traceparent] ?? null,
+    };
+    await runWithCorrelation(context, async () => {
+      const reply = (await lastValueFrom(this.transformToObservable(await handler(command, context)))) as CommandReply;
+      await this.reply(record, reply);
+    });
+  }
+
+  private async reply(record: IncomingRecord, reply: CommandReply): Promise<void> {
+    const replyTo = record.headers[MessageHeader.ReplyTo];
+    const commandId = record.headers[MessageHeader.MessageId];
+    if (!replyTo || !commandId) return; // fire-and-forget command
+    await this.options.producer.send(replyTo, [
+      {
+        key: commandId,
+        value: reply,
+        headers: {
+          [MessageHeader.MessageId]: randomUUID(),
+          [MessageHeader.CausationId]: commandId,
+          [MessageHeader.CorrelationId]: record.headers[MessageHeader.CorrelationId] ?? commandId,
+        },
+      },
+    ]);
+  }
+}
+
+function parseCommand(record: IncomingRecord): CommandMessage {
+  try {
+    const command = JSON.parse(record.value?.toString() ?? '') as CommandMessage;
+    if (typeof command.commandId !== 'string' || typeof command.type !== 'string') throw new Error('missing commandId or type');
+    return command;
+  } catch (error) {
+    throw new PermanentMessageError(`not a command: ${(error as Error).message}`);
+  }
+}

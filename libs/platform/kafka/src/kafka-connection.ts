@@ -1,0 +1,57 @@
+import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import type { Logger } from 'pino';
+
+export interface KafkaSettings {
+  brokers: string[];
+  clientId: string;
+  /** Prepended to every topic and group name (several installations, or test files, share one cluster). */
+  prefix: string;
+  /** Replication factor of topics this platform creates (1 for a single local broker). */
+  replicationFactor?: number;
+}
+
+const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** The one place that builds a kafkajs client; its log lines go to the service's pino logger. */
+export class KafkaConnection {
+  readonly kafka: Kafka;
+
+  constructor(
+    readonly settings: KafkaSettings,
+    readonly logger: Logger,
+  ) {
+    this.kafka = new Kafka({
+      clientId: settings.clientId,
+      brokers: settings.brokers,
+      connectionTimeout: 5000,
+      retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5000 },
+      logLevel: logLevel.WARN,
+      logCreator:
+        () =>
+        ({ level, log }: LogEntry) => {
+          const { message, ...extra } = log;
+          logger[levels[level] ?? 'info']({ kafka: extra }, message);
+        },
+    });
+  }
+
+  topic(name: string): string {
+    return `${this.settings.prefix}${name}`;
+  }
+
+  group(name: string): string {
+    return `${this.settings.prefix}${name}`;
+  }
+}
+
+export function parseBrokers(list: string): string[] {
+  return list
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0);
+}

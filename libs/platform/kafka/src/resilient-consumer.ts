@@ -1,0 +1,112 @@
+import type { Consumer } from 'kafkajs';
+import type { Logger } from 'pino';
+import { MessageHeader } from '@seed/contracts';
+import type { KafkaConnection } from './kafka-connection';
+import { toIncomingRecord, type IncomingRecord } from './kafka-record';
+import type { MessageProducer } from './message-producer';
+
+/** A record that can never succeed (not JSON, unknown type): dead-lettered without retries. */
+export class PermanentMessageError extends Error {
+  override readonly name = 'PermanentMessageError';
+}
+
+export interface ConsumerOptions {
+  groupId: string;
+  topics: string[];
+  /** Where records go when handling gives up; without it a failing record stops its partition. */
+  deadLetterTopic?: string;
+  maxAttempts?: number;
+  partitionsConsumedConcurrently?: number;
+  /** Called after a record was dead-lettered, e.g. to answer the request that is now lost. */
+  onDeadLetter?: (record: IncomingRecord, reason: string) => Promise<void>;
+}
+
+export type RecordHandler = (record: IncomingRecord) => Promise<void>;
+
+/**
+ * A consumer that handles each record, retries it with backoff, or dead-letters it — it never
+ * swallows one. Offsets are committed only after the handler (or the dead-letter write) succeeded,
+ * so a crash means redelivery; handlers are idempotent by message id.
+ */
+export class ResilientConsumer {
+  private consumer: Consumer | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly connection: KafkaConnection,
+    private readonly producer: MessageProducer,
+    private readonly logger: Logger,
+    private readonly options: ConsumerOptions,
+  ) {}
+
+  async start(handler: RecordHandler): Promise<void> {
+    const consumer = this.connection.kafka.consumer({
+      groupId: this.connection.group(this.options.groupId),
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+      maxWaitTimeInMs: 100,
+      maxBytesPerPartition: 32 * 1024 * 1024,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    await consumer.connect();
+    for (const topic of this.options.topics) {
+      // A new group starts from the beginning: commands sent before the first start are not lost.
+      await consumer.subscribe({ topic: this.connection.topic(topic), fromBeginning: true });
+    }
+    await consumer.run({
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        await this.handleWithRetries(toIncomingRecord(topic, partition, message), handler, heartbeat);
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    // kafkajs waits for the record being handled, then leaves the group (no session-timeout wait).
+    await this.consumer?.disconnect();
+  }
+
+  private async handleWithRetries(record: IncomingRecord, handler: RecordHandler, heartbeat: () => Promise<void>): Promise<void> {
+    const maxAttempts = this.options.maxAttempts ?? 8;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      try {
+        await handler(record);
+        return;
+      } catch (error) {
+        lastError = error;
+        if (error instanceof PermanentMessageError) break;
+        if (this.stopping) throw error; // not committed: the next owner of the partition gets it again
+        const delay = Math.min(100 * 2 ** (attempt - 1), 5000);
+        this.logger.warn({ err: error, topic: record.topic, offset: record.offset, attempt, delay }, 'record failed; retrying');
+        await sleep(delay);
+        await heartbeat();
+      }
+    }
+    await this.deadLetter(record, lastError);
+  }
+
+  private async deadLetter(record: IncomingRecord, error: unknown): Promise<void> {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    if (!this.options.deadLetterTopic) throw error; // nowhere to put it: keep retrying through kafkajs
+    await this.producer.sendRaw(this.connection.topic(this.options.deadLetterTopic), [
+      {
+        key: record.key ?? '',
+        value: record.value,
+        headers: {
+          ...record.headers,
+          [MessageHeader.DeadLetterReason]: reason.slice(0, 1000),
+          [MessageHeader.DeadLetterSourceTopic]: record.topic,
+        },
+      },
+    ]);
+    this.logger.error({ topic: record.topic, offset: record.offset, reason }, 'record dead-lettered');
+    await this.options.onDeadLetter?.(record, reason);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,3 @@
+export * from './correlation-context';
+export * from './logger';
+export * from './nest-logger.adapter';

@@ -1,0 +1,62 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Logger } from 'pino';
+import type { PlatformConfig } from '@seed/platform-config';
+import { EventStore, ProcessedMessages } from '@seed/platform-event-store';
+import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
+import { HealthController } from './health.controller';
+import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
+import { ServiceLifecycle } from './service-lifecycle';
+import { ServiceSchema } from './service-schema';
+import { SubscriptionRegistry } from './subscription-registry';
+
+/**
+ * The pieces every service is built from: its Postgres connection and schema, event store,
+ * Kafka connection and producer, log followers, health and metrics endpoints.
+ */
+@Module({})
+export class PlatformModule {
+  static forService(service: ServiceDefinition, config: PlatformConfig, logger: Logger): DynamicModule {
+    const schema = config.DATABASE_SCHEMA || service.schema;
+    return {
+      module: PlatformModule,
+      global: true,
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: config.DATABASE_URL,
+          synchronize: false,
+          entities: [],
+          extra: { max: config.DATABASE_POOL_SIZE },
+          retryAttempts: 30,
+          retryDelay: 1000,
+          logging: false,
+        }),
+      ],
+      controllers: [HealthController],
+      providers: [
+        { provide: LOGGER, useValue: logger },
+        { provide: SERVICE_DEFINITION, useValue: service },
+        { provide: ServiceSchema, useValue: new ServiceSchema(schema) },
+        { provide: EventStore, useValue: new EventStore(schema, service.upcasters) },
+        { provide: ProcessedMessages, useValue: new ProcessedMessages(schema) },
+        {
+          provide: KafkaConnection,
+          useValue: new KafkaConnection(
+            {
+              brokers: parseBrokers(config.KAFKA_BROKERS),
+              clientId: service.name,
+              prefix: config.KAFKA_TOPIC_PREFIX,
+              replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+            },
+            logger,
+          ),
+        },
+        { provide: MessageProducer, useFactory: (c: KafkaConnection) => new MessageProducer(c), inject: [KafkaConnection] },
+        SubscriptionRegistry,
+        ServiceLifecycle,
+      ],
+      exports: [LOGGER, SERVICE_DEFINITION, ServiceSchema, EventStore, ProcessedMessages, KafkaConnection, MessageProducer, SubscriptionRegistry],
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, type OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { ensureTopics, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
+import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
+import { SubscriptionRegistry } from './subscription-registry';
+import { ServiceSchema } from './service-schema';
+
+/**
+ * Boot order every service shares: migrate its schema, create its topics, connect the producer,
+ * then (after every module is ready) start following its log. Shutdown runs it backwards.
+ */
+@Injectable()
+export class ServiceLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(SERVICE_DEFINITION) private readonly service: ServiceDefinition,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly schema: ServiceSchema,
+    private readonly dataSource: DataSource,
+    private readonly connection: KafkaConnection,
+    private readonly producer: MessageProducer,
+    private readonly subscriptions: SubscriptionRegistry,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const applied = await runMigrations(this.dataSource, this.schema.name, [
+      { id: '000-event-store', statements: eventStoreMigrations },
+      ...this.service.migrations,
+    ]);
+    if (applied.length > 0) this.logger.info({ schema: this.schema.name, applied }, 'migrations applied');
+    await ensureTopics(this.connection, this.service.topics);
+    await this.producer.connect();
+  }
+
+  onApplicationBootstrap(): void {
+    this.subscriptions.startAll();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.producer.disconnect();
+  }
+}

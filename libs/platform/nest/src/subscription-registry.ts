@@ -1,0 +1,47 @@
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { EventStore, EventSubscription, type EventHandler, type SubscriptionOptions } from '@seed/platform-event-store';
+import { LOGGER } from './platform.tokens';
+
+/**
+ * Followers of the service's log (projections, the outbox relay, reactors). Modules register
+ * them; they start once migrations ran and stop before the connections close.
+ */
+@Injectable()
+export class SubscriptionRegistry implements BeforeApplicationShutdown {
+  private readonly subscriptions: EventSubscription[] = [];
+  private started = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly store: EventStore,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  register(handler: EventHandler, options?: SubscriptionOptions): EventSubscription {
+    const subscription = new EventSubscription(this.dataSource, this.store, handler, this.logger, options);
+    this.subscriptions.push(subscription);
+    if (this.started) subscription.start();
+    return subscription;
+  }
+
+  startAll(): void {
+    this.started = true;
+    for (const s of this.subscriptions) s.start();
+  }
+
+  /** After a local append: followers read it now instead of at their next poll. */
+  wakeAll(): void {
+    for (const s of this.subscriptions) s.wake();
+  }
+
+  /** Runs every follower until it has nothing left (replay tooling and tests). */
+  async catchUpAll(): Promise<void> {
+    for (const s of this.subscriptions) await s.catchUp();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.subscriptions.map((s) => s.stop()));
+  }
+}

@@ -1,0 +1,4 @@
+export * from './api-error-code';
+export * from './command-message';
+export * from './event-envelope';
+export * from './message-headers';

@@ -1,0 +1,2 @@
+export * from './sms-batch.commands';
+export * from './sms-batch.events';

@@ -1,0 +1,53 @@
+import type { CommandMessage } from '@seed/contracts';
+
+/** Topic the owning service consumes its commands from; keyed by sub-account id. */
+export const SMS_BATCH_COMMAND_TOPIC = 'sms-batch.commands.v1';
+
+export type SmsEncodingName = 'AUTO' | 'GSM7' | 'UCS2';
+
+/** Properties a template or an item can carry; an item's value overrides the template's. */
+export interface SmsCommonProperties {
+  text?: string;
+  source?: string;
+  encoding?: SmsEncodingName;
+  /** ISO-8601 instants, already checked for format by the gateway. */
+  scheduled?: string;
+  expiry?: string;
+  dlrCallbackUrl?: string;
+}
+
+export interface SmsBatchItem extends SmsCommonProperties {
+  destination: string;
+  country?: string;
+  clientMessageId?: string;
+}
+
+export interface SubmitBatchData {
+  accountId: string;
+  subAccountId: string;
+  clientBatchId?: string;
+  includeMessagesInResponse: boolean;
+  template?: SmsCommonProperties;
+  messages: SmsBatchItem[];
+}
+
+export type SubmitBatchCommand = CommandMessage<SubmitBatchData, 'SubmitBatch'>;
+
+export type SmsBatchCommand = SubmitBatchCommand;
+
+/** The contract's response body of `POST /sms/v1/{subAccountId}/many`. */
+export interface BatchResponseMessage {
+  umid: string;
+  clientMessageId?: string;
+  destination: string;
+  encoding: 'GSM7' | 'UCS2';
+  status: { code: 'QUEUED' | 'REJECTED'; description: string };
+}
+
+export interface BatchResponse {
+  batchId: string;
+  clientBatchId?: string;
+  acceptedCount: number;
+  rejectedCount: number;
+  messages?: BatchResponseMessage[];
+}

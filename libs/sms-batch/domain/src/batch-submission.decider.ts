@@ -1,0 +1,258 @@
+import { ApiErrorCode, type NewEvent } from '@seed/contracts';
+import {
+  type BatchSubmittedV1,
+  type MessageQueuedV1,
+  type MessageRejectedV1,
+  RejectionDescription,
+  type SmsBatchItem,
+  type SmsCommonProperties,
+  type SmsEncodingName,
+  type SubmitBatchData,
+} from '@seed/sms-batch-contracts';
+import { normalizeMsisdn } from './msisdn';
+import { isSourceWithinLimit } from './sms-source';
+import { analyzeText, isWithinTextLimit, type TextAnalysis } from './sms-text';
+
+export const MAX_MESSAGES_PER_BATCH = 10_000;
+
+/** The command as the service hands it to the decider: ids and time come in, never made here. */
+export interface SubmitBatchDecision {
+  data: SubmitBatchData;
+  batchId: string;
+  /** One per message, same order. */
+  umids: string[];
+  /** ISO-8601 instant of the decision. */
+  now: string;
+}
+
+export interface BatchState {
+  submitted: boolean;
+  batchId: string | null;
+}
+
+export type BatchEvent = NewEvent<BatchSubmittedV1, 'BatchSubmitted'>;
+export type MessageEvent = NewEvent<MessageQueuedV1, 'MessageQueued'> | NewEvent<MessageRejectedV1, 'MessageRejected'>;
+
+export interface DecidedMessage {
+  umid: string;
+  /** Events for stream `messageStreamId(umid)`. */
+  events: MessageEvent[];
+}
+
+export interface DecidedBatch {
+  /** Events for stream `batchStreamId(batchId)`. */
+  batch: BatchEvent[];
+  /** One per message, in request order; empty when nothing is to be written. */
+  messages: DecidedMessage[];
+}
+
+/**
+ * A whole request the decider refuses; `code` is the contract's error code, answered with 400.
+ * The gateway checks these first; this is the second line, so a bad command never reaches a stream.
+ */
+export class BatchRejectedError extends Error {
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BatchRejectedError';
+  }
+}
+
+export const initialBatchState = (): BatchState => ({ submitted: false, batchId: null });
+
+export function evolveBatch(state: BatchState, event: { type: string; data: unknown }): BatchState {
+  switch (event.type) {
+    case 'BatchSubmitted':
+      return { submitted: true, batchId: batchIdOf(event.data) };
+    default:
+      return state;
+  }
+}
+
+/**
+ * Decides every message of a batch. A batch already submitted decides nothing, so a retried
+ * command appends no second set of events.
+ */
+export function decideSubmitBatch(command: SubmitBatchDecision, state: BatchState): DecidedBatch {
+  if (state.submitted) return { batch: [], messages: [] };
+  const { data, batchId, umids, now } = command;
+  assertBatchSize(data.messages.length);
+  if (umids.length !== data.messages.length) {
+    throw new Error(`decideSubmitBatch needs one umid per message: ${umids.length} for ${data.messages.length}`);
+  }
+  const nowMs = Date.parse(now);
+  if (Number.isNaN(nowMs)) throw new Error(`decideSubmitBatch needs an ISO instant as now, got "${now}"`);
+
+  const decideMessage = messageDecider(command, nowMs);
+  let acceptedCount = 0;
+  const messages = data.messages.map((item, index): DecidedMessage => {
+    const umid = umids[index] as string; // lengths checked above
+    const event = decideMessage(item, index, umid);
+    if (event.type === 'MessageQueued') acceptedCount++;
+    return { umid, events: [event] };
+  });
+
+  const submitted: BatchSubmittedV1 = {
+    batchId,
+    clientBatchId: data.clientBatchId ?? null,
+    accountId: data.accountId,
+    subAccountId: data.subAccountId,
+    acceptedCount,
+    rejectedCount: messages.length - acceptedCount,
+    umids: [...umids],
+    submittedAt: now,
+  };
+  return { batch: [{ type: 'BatchSubmitted', schemaVersion: 1, data: submitted }], messages };
+}
+
+/** The effective properties of one message: the item's own, else the template's. */
+interface MergedMessage {
+  text: string | undefined;
+  source: string | null;
+  encoding: SmsEncodingName;
+  scheduledMs: number | null;
+  expiryMs: number | null;
+  dlrCallbackUrl: string | null;
+}
+
+type Identity = Pick<
+  MessageQueuedV1,
+  'umid' | 'batchId' | 'clientBatchId' | 'clientMessageId' | 'accountId' | 'subAccountId' | 'index'
+>;
+
+function messageDecider(command: SubmitBatchDecision, nowMs: number) {
+  const { data, batchId, now } = command;
+  const template: SmsCommonProperties = data.template ?? {};
+  // Batches repeat the template text and often destinations: analyse and parse each only once.
+  const analyses = new Map<SmsEncodingName, Map<string, TextAnalysis>>();
+  const destinations = new Map<string, string | null>();
+
+  const analysisOf = (text: string, encoding: SmsEncodingName): TextAnalysis => {
+    let byText = analyses.get(encoding);
+    if (byText === undefined) analyses.set(encoding, (byText = new Map()));
+    let analysis = byText.get(text);
+    if (analysis === undefined) byText.set(text, (analysis = analyzeText(text, encoding)));
+    return analysis;
+  };
+  const destinationOf = (item: SmsBatchItem): string | null => {
+    const key = `${item.country ?? ''}|${item.destination}`;
+    let destination = destinations.get(key);
+    if (destination === undefined) destinations.set(key, (destination = normalizeMsisdn(item.destination, item.country)));
+    return destination;
+  };
+
+  return (item: SmsBatchItem, index: number, umid: string): MessageEvent => {
+    const message = merge(item, template);
+    const identity: Identity = {
+      umid,
+      batchId,
+      clientBatchId: data.clientBatchId ?? null,
+      clientMessageId: item.clientMessageId ?? null,
+      accountId: data.accountId,
+      subAccountId: data.subAccountId,
+      index,
+    };
+    const analysis = message.text ? analysisOf(message.text, message.encoding) : null;
+    const reject = (description: RejectionDescription): MessageEvent =>
+      rejected(identity, item.destination, message, analysis, description, now);
+
+    if (analysis === null) return reject(RejectionDescription.TextMissing);
+    if (!isWithinTextLimit(analysis)) return reject(RejectionDescription.TextTooLong);
+    if (message.source !== null && !isSourceWithinLimit(message.source)) return reject(RejectionDescription.SourceTooLong);
+    if (message.expiryMs !== null && message.expiryMs <= nowMs) return reject(RejectionDescription.ExpiryReached);
+    const destination = destinationOf(item);
+    if (destination === null) return reject(RejectionDescription.InvalidMsisdn);
+
+    return {
+      type: 'MessageQueued',
+      schemaVersion: 1,
+      data: {
+        ...identity,
+        destination,
+        source: message.source,
+        text: analysis.text,
+        encoding: analysis.encoding,
+        smsCount: analysis.parts,
+        // A schedule that is not in the future means "send now" (product-decisions.md).
+        scheduled: message.scheduledMs !== null && message.scheduledMs > nowMs ? isoInstant(message.scheduledMs) : null,
+        expiry: message.expiryMs === null ? null : isoInstant(message.expiryMs),
+        dlrCallbackUrl: message.dlrCallbackUrl,
+        queuedAt: now,
+      },
+    };
+  };
+}
+
+/**
+ * A rejected message still reports the encoding and parts its text would have needed; with no
+ * text at all nothing would be sent, so GSM7 and 0 parts.
+ */
+function rejected(
+  identity: Identity,
+  rawDestination: string,
+  message: MergedMessage,
+  analysis: TextAnalysis | null,
+  description: RejectionDescription,
+  now: string,
+): MessageEvent {
+  return {
+    type: 'MessageRejected',
+    schemaVersion: 1,
+    data: {
+      ...identity,
+      destination: rawDestination,
+      source: message.source,
+      encoding: analysis?.encoding ?? 'GSM7',
+      smsCount: analysis?.parts ?? 0,
+      dlrCallbackUrl: message.dlrCallbackUrl,
+      description,
+      rejectedAt: now,
+    },
+  };
+}
+
+/** `??` rather than `in`: a JSON null from the gateway means "not given", like an absent field. */
+function merge(item: SmsBatchItem, template: SmsCommonProperties): MergedMessage {
+  const encoding = item.encoding ?? template.encoding ?? 'AUTO';
+  if (encoding !== 'AUTO' && encoding !== 'GSM7' && encoding !== 'UCS2') {
+    throw new BatchRejectedError(ApiErrorCode.InvalidEncoding, `Invalid encoding: ${String(encoding)}`);
+  }
+  return {
+    text: item.text ?? template.text,
+    // An empty source is no source: the carrier's default sender applies.
+    source: (item.source ?? template.source) || null,
+    encoding,
+    scheduledMs: instantOrNull(item.scheduled ?? template.scheduled, ApiErrorCode.InvalidScheduleTime, 'scheduled'),
+    expiryMs: instantOrNull(item.expiry ?? template.expiry, ApiErrorCode.InvalidExpiry, 'expiry'),
+    dlrCallbackUrl: item.dlrCallbackUrl ?? template.dlrCallbackUrl ?? null,
+  };
+}
+
+function instantOrNull(value: string | undefined, code: ApiErrorCode, field: string): number | null {
+  if (value === undefined) return null;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new BatchRejectedError(code, `Invalid ${field} timestamp: ${value}`);
+  return ms;
+}
+
+/** Events carry one timestamp format (ISO-8601 UTC with milliseconds and Z) whatever the caller sent. */
+function isoInstant(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function assertBatchSize(count: number): void {
+  if (count === 0) throw new BatchRejectedError(ApiErrorCode.InvalidParameter, 'messages must not be empty');
+  if (count > MAX_MESSAGES_PER_BATCH) {
+    throw new BatchRejectedError(
+      ApiErrorCode.BulkLimitReached,
+      `A batch holds at most ${MAX_MESSAGES_PER_BATCH} messages, got ${count}`,
+    );
+  }
+}
+
+function batchIdOf(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null || !('batchId' in data)) return null;
+  return typeof data.batchId === 'string' ? data.batchId : null;
+}
