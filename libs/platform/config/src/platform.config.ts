@@ -18,9 +18,9 @@ export class PlatformConfig {
   @Matches(/^[a-z0-9._-]*$/)
   KAFKA_TOPIC_PREFIX = '';
 
-  /** Postgres schema of the service's event log and read models; empty means the service's default. */
-  @Matches(/^([a-z_][a-z0-9_]{0,62})?$/)
-  DATABASE_SCHEMA = '';
+  /** Prepended to each service's Postgres schema name (several installations, or test runs, share one database). */
+  @Matches(/^([a-z_][a-z0-9_]{0,40})?$/)
+  DATABASE_SCHEMA_PREFIX = '';
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';

@@ -17,7 +17,7 @@ import { SubscriptionRegistry } from './subscription-registry';
 @Module({})
 export class PlatformModule {
   static forService(service: ServiceDefinition, config: PlatformConfig, logger: Logger): DynamicModule {
-    const schema = config.DATABASE_SCHEMA || service.schema;
+    const schema = `${config.DATABASE_SCHEMA_PREFIX}${service.schema}`;
     return {
       module: PlatformModule,
       global: true,

@@ -8,7 +8,7 @@ export const SERVICE_DEFINITION = Symbol('SERVICE_DEFINITION');
 export interface ServiceDefinition {
   /** Kafka client id and log `service` field, e.g. `sms-batch`. */
   name: string;
-  /** Default Postgres schema (DATABASE_SCHEMA overrides it). */
+  /** Postgres schema of the service (after DATABASE_SCHEMA_PREFIX). */
   schema: string;
   migrations: Migration[];
   /** Topics the service produces or consumes; created at boot when missing. */

@@ -1,4 +1,4 @@
-/** The Postgres schema this service instance owns (its default, or DATABASE_SCHEMA). */
+/** The Postgres schema this service instance owns (DATABASE_SCHEMA_PREFIX + the service's schema). */
 export class ServiceSchema {
   constructor(readonly name: string) {}
 }

@@ -198,8 +198,8 @@ describe('decideSubmitBatch', () => {
     });
 
     it('when scheduled in the future, then the schedule is kept in UTC with milliseconds', () => {
-      const event = decideOne({ destination: '+447400123456', text: 'Hi', scheduled: '2030-01-15T11:00:00+01:00' });
-      expect(event.type === 'MessageQueued' && event.data.scheduled).toBe('2030-01-15T10:00:00.000Z'.replace('10:00:00', '10:00:00'));
+      const event = decideOne({ destination: '+447400123456', text: 'Hi', scheduled: '2030-01-15T12:00:00+01:00' });
+      expect(event.type === 'MessageQueued' && event.data.scheduled).toBe('2030-01-15T11:00:00.000Z');
       const later = decideOne({ destination: '+447400123456', text: 'Hi', scheduled: '2030-01-15T10:00:00.001Z' });
       expect(later.type === 'MessageQueued' && later.data.scheduled).toBe('2030-01-15T10:00:00.001Z');
     });
@@ -324,12 +324,13 @@ describe('decideSubmitBatch', () => {
     });
 
     it('decides 10,000 messages with the right counts', () => {
-      const countries = ['+4474001', '+1202555', '+4915123', '+9198765'];
+      // Valid numbers of four countries: prefix plus the index padded to a full national number.
+      const numberings: [string, number][] = [['+447400', 6], ['+1202555', 4], ['+4915123', 6], ['+9198765', 5]];
       const messages: SmsBatchItem[] = Array.from({ length: 10_000 }, (_, index) => {
-        const prefix = countries[index % countries.length] as string;
-        if (index % 10 === 9) return { destination: `${prefix}1`, clientMessageId: `m-${index}` }; // invalid number
-        if (index % 100 === 0) return { destination: `${prefix}0000`, text: '' }; // missing text
-        return { destination: `${prefix}${String(index).padStart(4, '0')}`.padEnd(13, '0'), clientMessageId: `m-${index}` };
+        const [prefix, digits] = numberings[index % numberings.length] as [string, number];
+        if (index % 10 === 9) return { destination: `${prefix}1`, clientMessageId: `m-${index}` }; // too short
+        if (index % 100 === 0) return { destination: `${prefix}${'0'.repeat(digits)}`, text: '' }; // no text
+        return { destination: `${prefix}${String(index).padStart(digits, '0')}`, clientMessageId: `m-${index}` };
       });
       const decided = when(given(), command(batch(messages, { template: { text: 'Your code is ready {€}', source: 'ACME' } })));
 

@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { loadConfig } from '@seed/platform-config';
+import { createLogger } from '@seed/platform-logging';
+import { bootstrapService } from '@seed/platform-nest';
+import { VerificationConfig } from './verification.config';
+import { VerificationModule } from './verification.module';
+
+async function main(): Promise<void> {
+  const config = loadConfig(VerificationConfig);
+  const logger = createLogger('verification', config.LOG_LEVEL);
+  await bootstrapService({ module: VerificationModule.register(config, logger), logger, healthPort: config.HEALTH_PORT });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

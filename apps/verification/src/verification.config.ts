@@ -1,0 +1,5 @@
+import { PlatformConfig } from '@seed/platform-config';
+
+export class VerificationConfig extends PlatformConfig {
+  override HEALTH_PORT = 3120;
+}

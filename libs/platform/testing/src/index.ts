@@ -1,0 +1,3 @@
+export * from './test-infra';
+export * from './unique-name';
+export * from './stack-harness';

@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { requireEnv } from './test-infra';
+import { uniqueName } from './unique-name';
+
+const ROOT = join(__dirname, '../../../..');
+
+export interface RunningStack {
+  messagingUrl: string;
+  agentUrl: string;
+  adminUrl: string;
+  adminToken: string;
+  /** Topic prefix (with trailing dot) and schema prefix the stack runs under. */
+  topicPrefix: string;
+  schemaPrefix: string;
+  env: Record<string, string>;
+  /** Creates an account through the admin API; returns its key and default sub-account. */
+  createAccount(accountId?: string): Promise<{ accountId: string; subAccountId: string; apiKey: string; apiKeyId: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole platform as `npm start` runs it (tools/scripts/stack.mjs over dist/), on free ports,
+ * with topic and schema prefixes of its own so that test files do not share state.
+ */
+export async function startStack(extraEnv: Record<string, string> = {}): Promise<RunningStack> {
+  if (!existsSync(join(ROOT, 'dist/apps/api-gateway/src/main.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  }
+  const name = uniqueName('e2e');
+  const [messaging, agent, admin, healthBase] = await Promise.all([freePort(), freePort(), freePort(), freePortBlock(40)]);
+  const adminToken = randomBytes(24).toString('hex');
+  const logDir = join(ROOT, '.local/e2e-logs');
+  mkdirSync(logDir, { recursive: true });
+  const env: Record<string, string> = {
+    DATABASE_URL: requireEnv('DATABASE_URL'),
+    KAFKA_BROKERS: requireEnv('KAFKA_BROKERS'),
+    KAFKA_TOPIC_PREFIX: `${name}.`,
+    DATABASE_SCHEMA_PREFIX: `${name}_`,
+    ADMIN_TOKEN: adminToken,
+    MESSAGING_API_PORT: String(messaging),
+    AGENT_API_PORT: String(agent),
+    ADMIN_API_PORT: String(admin),
+    HTTP_HOST: '127.0.0.1',
+    HEALTH_PORT_BASE: String(healthBase),
+    DATABASE_POOL_SIZE: '5',
+    KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'info',
+    STACK_LOG: join(logDir, `${name}.`),
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, [join(ROOT, 'tools/scripts/stack.mjs')], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await waitForReady(child, name);
+  const adminUrl = `http://127.0.0.1:${admin}`;
+  let accounts = 0;
+  return {
+    messagingUrl: `http://127.0.0.1:${messaging}`,
+    agentUrl: `http://127.0.0.1:${agent}`,
+    adminUrl,
+    adminToken,
+    topicPrefix: `${name}.`,
+    schemaPrefix: `${name}_`,
+    env,
+    async createAccount(accountId = `acct${++accounts}${randomBytes(3).toString('hex')}`) {
+      const res = await fetch(`${adminUrl}/admin/v1/accounts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ accountId }),
+      });
+      if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${await res.text()}`);
+      const body = (await res.json()) as { subAccountIds: string[]; apiKey: string; apiKeyId: string };
+      return { accountId, subAccountId: body.subAccountIds[0] as string, apiKey: body.apiKey, apiKeyId: body.apiKeyId };
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function waitForReady(child: ChildProcess, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('[stack] ready')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`the stack exited (${code}) before it was ready; logs: .local/e2e-logs/${name}.*\n${output.slice(-2000)}`)),
+    );
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A base port with `size` free ports after it (back-end health ports are base + 0, 10, 20, 30). */
+async function freePortBlock(size: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const ports = Array.from({ length: size / 10 }, (_, i) => base + i * 10);
+    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}

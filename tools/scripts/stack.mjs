@@ -1,0 +1,85 @@
+// Starts every service of the platform from dist/ as child processes, waits until each one is
+// ready, and stops them all on Ctrl-C / SIGTERM. Used by `npm start` and by the end-to-end tests.
+// Environment: what the services read (DATABASE_URL, KAFKA_BROKERS, ADMIN_TOKEN, ports, ...), plus
+//   HEALTH_PORT_BASE  first health/metrics port of the back-end services (default 3110, step 10)
+//   STACK_LOG         'pretty' (default on a terminal), 'json' or a file path prefix
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const env = process.env;
+const healthBase = Number(env.HEALTH_PORT_BASE ?? 3110);
+
+export const services = [
+  { name: 'sms-batch', port: healthBase },
+  { name: 'verification', port: healthBase + 10 },
+  { name: 'agent-token', port: healthBase + 20 },
+  { name: 'webhook-dispatcher', port: healthBase + 30 },
+  { name: 'api-gateway', port: Number(env.ADMIN_API_PORT ?? 3002) },
+];
+
+const children = new Map();
+let stopping = false;
+
+function start(service) {
+  const childEnv = { ...env, ...(service.name === 'api-gateway' ? {} : { HEALTH_PORT: String(service.port) }) };
+  const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'dist/apps', service.name, 'src/main.js')], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const sink = env.STACK_LOG && env.STACK_LOG !== 'json' && env.STACK_LOG !== 'pretty'
+    ? createWriteStream(`${env.STACK_LOG}${service.name}.log`, { flags: 'a' })
+    : process.stdout;
+  child.stdout.pipe(sink, { end: false });
+  child.stderr.pipe(sink, { end: false });
+  child.on('exit', (code, signal) => {
+    children.delete(service.name);
+    if (!stopping) {
+      console.error(`[stack] ${service.name} exited (${signal ?? code}); stopping the stack`);
+      void stop(1);
+    }
+  });
+  children.set(service.name, child);
+}
+
+async function waitReady(service, deadline) {
+  while (Date.now() < deadline) {
+    if (!children.has(service.name)) throw new Error(`${service.name} exited during start-up`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${service.port}/health/ready`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${service.name} was not ready in time`);
+}
+
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  const exits = [...children.values()].map((child) => new Promise((r) => child.once('exit', r)));
+  for (const child of children.values()) child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    for (const child of children.values()) child.kill('SIGKILL');
+  }, 15_000);
+  await Promise.all(exits);
+  clearTimeout(timer);
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+const deadline = Date.now() + Number(env.STACK_START_TIMEOUT_MS ?? 90_000);
+try {
+  for (const service of services) start(service);
+  await Promise.all(services.map((s) => waitReady(s, deadline)));
+  console.log(`[stack] ready: ${services.map((s) => s.name).join(', ')}`);
+} catch (error) {
+  console.error(`[stack] ${error.message}`);
+  await stop(1);
+}
