@@ -28,6 +28,9 @@ function start(service) {
   const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'dist/apps', service.name, 'src/main.js')], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Own process group: Ctrl-C reaches only this launcher, which then stops each service with
+    // one SIGTERM (a second signal during a graceful shutdown would cut it short).
+    detached: true,
   });
   const sink = env.STACK_LOG && env.STACK_LOG !== 'json' && env.STACK_LOG !== 'pretty'
     ? createWriteStream(`${env.STACK_LOG}${service.name}.log`, { flags: 'a' })
@@ -79,7 +82,25 @@ try {
   for (const service of services) start(service);
   await Promise.all(services.map((s) => waitReady(s, deadline)));
   console.log(`[stack] ready: ${services.map((s) => s.name).join(', ')}`);
+  if (env.STACK_BANNER) printBanner();
 } catch (error) {
   console.error(`[stack] ${error.message}`);
   await stop(1);
+}
+
+function printBanner() {
+  const host = env.HTTP_HOST && env.HTTP_HOST !== '0.0.0.0' ? env.HTTP_HOST : 'localhost';
+  console.log(`
+  Messaging API  http://${host}:${env.MESSAGING_API_PORT ?? 3000}   (POST /sms/v1/{subAccountId}/many)
+  Agent API      http://${host}:${env.AGENT_API_PORT ?? 3001}
+  Admin API      http://${host}:${env.ADMIN_API_PORT ?? 3002}   (Authorization: Bearer <ADMIN_TOKEN>, kept in .local/admin-token)
+
+  Create an account and its first API key:
+    npm run admin -- create-account acme
+  Then send a batch:
+    curl -s http://${host}:${env.MESSAGING_API_PORT ?? 3000}/sms/v1/acme_hq/many -H "Authorization: Bearer <apiKey>" \\
+      -H 'Content-Type: application/json' -d '{"template":{"text":"Hello"},"messages":[{"destination":"+447911123456"}]}'
+
+  Ctrl-C stops everything.
+`);
 }

@@ -4,6 +4,8 @@
  * (read models, idempotency records) in one transaction.
  */
 export interface SqlExecutor {
+  // Rows come back untyped from the driver; callers state the row type they expect.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query(sql: string, parameters?: unknown[]): Promise<any>;
 }
 

@@ -117,17 +117,34 @@ interface MergedMessage {
   dlrCallbackUrl: string | null;
 }
 
-type Identity = Pick<
-  MessageQueuedV1,
-  'umid' | 'batchId' | 'clientBatchId' | 'clientMessageId' | 'accountId' | 'subAccountId' | 'index'
->;
+/** What every message of one decision shares. */
+interface BatchContext {
+  batchId: string;
+  clientBatchId: string | null;
+  accountId: string;
+  subAccountId: string;
+  now: string;
+  nowMs: number;
+}
+
+type Verdict =
+  | { queued: true; analysis: TextAnalysis; destination: string }
+  | { queued: false; analysis: TextAnalysis | null; description: RejectionDescription };
 
 function messageDecider(command: SubmitBatchDecision, nowMs: number) {
   const { data, batchId, now } = command;
   const template: SmsCommonProperties = data.template ?? {};
+  const batch: BatchContext = {
+    batchId,
+    clientBatchId: data.clientBatchId ?? null,
+    accountId: data.accountId,
+    subAccountId: data.subAccountId,
+    now,
+    nowMs,
+  };
   // Batches repeat the template text and often destinations: analyse and parse each only once.
   const analyses = new Map<SmsEncodingName, Map<string, TextAnalysis>>();
-  const destinations = new Map<string, string | null>();
+  const destinations = new Map<string, Map<string, string | null>>();
 
   const analysisOf = (text: string, encoding: SmsEncodingName): TextAnalysis => {
     let byText = analyses.get(encoding);
@@ -136,79 +153,108 @@ function messageDecider(command: SubmitBatchDecision, nowMs: number) {
     if (analysis === undefined) byText.set(text, (analysis = analyzeText(text, encoding)));
     return analysis;
   };
-  const destinationOf = (item: SmsBatchItem): string | null => {
-    const key = `${item.country ?? ''}|${item.destination}`;
-    let destination = destinations.get(key);
-    if (destination === undefined) destinations.set(key, (destination = normalizeMsisdn(item.destination, item.country)));
-    return destination;
+  const destinationOf = ({ destination, country }: SmsBatchItem): string | null => {
+    let byDestination = destinations.get(country ?? '');
+    if (byDestination === undefined) destinations.set(country ?? '', (byDestination = new Map()));
+    let normalized = byDestination.get(destination);
+    if (normalized === undefined) byDestination.set(destination, (normalized = normalizeMsisdn(destination, country)));
+    return normalized;
+  };
+
+  /** The contract's checks in its order; the first that fails is the description. */
+  const verdictOf = (item: SmsBatchItem, message: MergedMessage): Verdict => {
+    if (!message.text) return { queued: false, analysis: null, description: RejectionDescription.TextMissing };
+    const analysis = analysisOf(message.text, message.encoding);
+    if (!isWithinTextLimit(analysis)) return { queued: false, analysis, description: RejectionDescription.TextTooLong };
+    if (message.source !== null && !isSourceWithinLimit(message.source)) {
+      return { queued: false, analysis, description: RejectionDescription.SourceTooLong };
+    }
+    if (message.expiryMs !== null && message.expiryMs <= nowMs) {
+      return { queued: false, analysis, description: RejectionDescription.ExpiryReached };
+    }
+    const destination = destinationOf(item);
+    if (destination === null) return { queued: false, analysis, description: RejectionDescription.InvalidMsisdn };
+    return { queued: true, analysis, destination };
   };
 
   return (item: SmsBatchItem, index: number, umid: string): MessageEvent => {
     const message = merge(item, template);
-    const identity: Identity = {
+    const verdict = verdictOf(item, message);
+    return verdict.queued
+      ? queuedEvent(batch, item, index, umid, message, verdict.analysis, verdict.destination)
+      : rejectedEvent(batch, item, index, umid, message, verdict.analysis, verdict.description);
+  };
+}
+
+// The event builders write every field out: spreading a shared identity object into each event
+// made a 10,000-message decision about three times slower (measured, V8 on Node 20).
+
+function queuedEvent(
+  batch: BatchContext,
+  item: SmsBatchItem,
+  index: number,
+  umid: string,
+  message: MergedMessage,
+  analysis: TextAnalysis,
+  destination: string,
+): MessageEvent {
+  return {
+    type: 'MessageQueued',
+    schemaVersion: 1,
+    data: {
       umid,
-      batchId,
-      clientBatchId: data.clientBatchId ?? null,
+      batchId: batch.batchId,
+      clientBatchId: batch.clientBatchId,
       clientMessageId: item.clientMessageId ?? null,
-      accountId: data.accountId,
-      subAccountId: data.subAccountId,
+      accountId: batch.accountId,
+      subAccountId: batch.subAccountId,
       index,
-    };
-    const analysis = message.text ? analysisOf(message.text, message.encoding) : null;
-    const reject = (description: RejectionDescription): MessageEvent =>
-      rejected(identity, item.destination, message, analysis, description, now);
-
-    if (analysis === null) return reject(RejectionDescription.TextMissing);
-    if (!isWithinTextLimit(analysis)) return reject(RejectionDescription.TextTooLong);
-    if (message.source !== null && !isSourceWithinLimit(message.source)) return reject(RejectionDescription.SourceTooLong);
-    if (message.expiryMs !== null && message.expiryMs <= nowMs) return reject(RejectionDescription.ExpiryReached);
-    const destination = destinationOf(item);
-    if (destination === null) return reject(RejectionDescription.InvalidMsisdn);
-
-    return {
-      type: 'MessageQueued',
-      schemaVersion: 1,
-      data: {
-        ...identity,
-        destination,
-        source: message.source,
-        text: analysis.text,
-        encoding: analysis.encoding,
-        smsCount: analysis.parts,
-        // A schedule that is not in the future means "send now" (product-decisions.md).
-        scheduled: message.scheduledMs !== null && message.scheduledMs > nowMs ? isoInstant(message.scheduledMs) : null,
-        expiry: message.expiryMs === null ? null : isoInstant(message.expiryMs),
-        dlrCallbackUrl: message.dlrCallbackUrl,
-        queuedAt: now,
-      },
-    };
+      destination,
+      source: message.source,
+      text: analysis.text,
+      encoding: analysis.encoding,
+      smsCount: analysis.parts,
+      // A schedule that is not in the future means "send now" (product-decisions.md).
+      scheduled:
+        message.scheduledMs !== null && message.scheduledMs > batch.nowMs ? isoInstant(message.scheduledMs) : null,
+      expiry: message.expiryMs === null ? null : isoInstant(message.expiryMs),
+      dlrCallbackUrl: message.dlrCallbackUrl,
+      queuedAt: batch.now,
+    },
   };
 }
 
 /**
- * A rejected message still reports the encoding and parts its text would have needed; with no
- * text at all nothing would be sent, so GSM7 and 0 parts.
+ * A rejected message keeps the destination as given and still reports the encoding and parts its
+ * text would have needed; with no text nothing would be sent, so GSM7 and 0 parts.
  */
-function rejected(
-  identity: Identity,
-  rawDestination: string,
+function rejectedEvent(
+  batch: BatchContext,
+  item: SmsBatchItem,
+  index: number,
+  umid: string,
   message: MergedMessage,
   analysis: TextAnalysis | null,
   description: RejectionDescription,
-  now: string,
 ): MessageEvent {
   return {
     type: 'MessageRejected',
     schemaVersion: 1,
     data: {
-      ...identity,
-      destination: rawDestination,
+      umid,
+      batchId: batch.batchId,
+      clientBatchId: batch.clientBatchId,
+      clientMessageId: item.clientMessageId ?? null,
+      accountId: batch.accountId,
+      subAccountId: batch.subAccountId,
+      index,
+      destination: item.destination,
       source: message.source,
       encoding: analysis?.encoding ?? 'GSM7',
       smsCount: analysis?.parts ?? 0,
       dlrCallbackUrl: message.dlrCallbackUrl,
       description,
-      rejectedAt: now,
+      rejectedAt: batch.now,
     },
   };
 }

@@ -1,5 +1,5 @@
 import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { isValidInternationalNumber } from './international-number.validator';
+import { fastInternationalMsisdn, fastNationalMsisdn } from './numbering-plan.fast-path';
 
 const COUNTRY_CODE = /^[A-Z]{2}$/;
 const SEPARATORS = /[\s\-.()]/g;
@@ -33,13 +33,13 @@ function supportedCountry(country: string): CountryCode | null {
 }
 
 function normalizeInternational(digits: string): string | null {
-  const valid = isValidInternationalNumber(digits);
-  if (valid !== undefined) return valid ? digits : null;
-  return validE164Digits(parsePhoneNumberFromString(`+${digits}`));
+  const fast = fastInternationalMsisdn(digits);
+  return fast !== undefined ? fast : validE164Digits(parsePhoneNumberFromString(`+${digits}`));
 }
 
 function normalizeNational(digits: string, country: CountryCode): string | null {
-  return validE164Digits(parsePhoneNumberFromString(digits, country));
+  const fast = fastNationalMsisdn(digits, country);
+  return fast !== undefined ? fast : validE164Digits(parsePhoneNumberFromString(digits, country));
 }
 
 function validE164Digits(phone: ReturnType<typeof parsePhoneNumberFromString>): string | null {

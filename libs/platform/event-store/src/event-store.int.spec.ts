@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, QueryRunner } from 'typeorm';
+import { dropSchema, eventually, openTestDataSource, uniqueName } from '@seed/platform-testing';
+import { ConcurrencyError, EventStore, type AppendMetadata } from './event-store';
+import { eventStoreMigrations } from './event-store.migrations';
+import { runMigrations } from './migration-runner';
+import type { Upcaster } from './upcaster';
+
+const schema = uniqueName('it_event_store');
+const store = new EventStore(schema);
+let ds: DataSource;
+
+const meta = (correlationId = randomUUID()): AppendMetadata => ({
+  correlationId,
+  causationId: `cmd-${correlationId}`,
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  occurredAt: '2024-05-06T07:08:09.123Z',
+});
+const event = (n: number) => ({ type: 'CounterIncremented', schemaVersion: 1, data: { n } });
+const count = async (): Promise<number> =>
+  Number((await ds.query(`SELECT count(*)::int AS n FROM "${schema}".events`))[0].n);
+
+beforeAll(async () => {
+  ds = await openTestDataSource(8);
+  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }]);
+});
+
+afterAll(async () => {
+  await dropSchema(ds, schema);
+  await ds.destroy();
+});
+
+describe('EventStore', () => {
+  it('appends a stream and reads back the full envelope in stream order', async () => {
+    const streamId = `counter-${randomUUID()}`;
+    const m = meta('corr-1');
+    const appended = await store.append(ds, [{ streamId, expectedVersion: 0, events: [event(1), event(2)] }], m);
+    const more = await store.append(ds, [{ streamId, expectedVersion: 2, events: [event(3)] }], { ...m, causationId: null, traceparent: null });
+
+    const read = await store.readStream(ds, streamId);
+    expect(read).toEqual([...appended, ...more]);
+    expect(read.map((e) => [e.streamPosition, e.data])).toEqual([[1, { n: 1 }], [2, { n: 2 }], [3, { n: 3 }]]);
+    const [first, second, third] = read;
+    expect(first).toMatchObject({
+      type: 'CounterIncremented',
+      schemaVersion: 1,
+      streamId,
+      occurredAt: '2024-05-06T07:08:09.123Z',
+      correlationId: 'corr-1',
+      causationId: 'cmd-corr-1',
+      traceparent: m.traceparent,
+    });
+    expect(third).toMatchObject({ correlationId: 'corr-1', causationId: null, traceparent: null });
+    expect(new Set(read.map((e) => e.eventId)).size).toBe(3);
+    for (const e of read) expect(e.eventId).toMatch(/^[0-9a-f-]{36}$/);
+    // Global positions grow along the log; one append is one transaction.
+    expect(BigInt(first!.globalPosition)).toBeLessThan(BigInt(second!.globalPosition));
+    expect(BigInt(second!.globalPosition)).toBeLessThan(BigInt(third!.globalPosition));
+    expect(first!.transactionId).toBe(second!.transactionId);
+    expect(third!.transactionId).not.toBe(first!.transactionId);
+  });
+
+  it('refuses a stale writer with ConcurrencyError and keeps the winner', async () => {
+    const streamId = `counter-${randomUUID()}`;
+    await store.append(ds, [{ streamId, expectedVersion: 0, events: [event(1)] }], meta());
+    const seenByBoth = (await store.readStream(ds, streamId)).length;
+
+    await store.append(ds, [{ streamId, expectedVersion: seenByBoth, events: [event(2)] }], meta());
+    await expect(store.append(ds, [{ streamId, expectedVersion: seenByBoth, events: [event(99)] }], meta())).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
+    // "The stream must not exist yet" is a version too.
+    await expect(store.append(ds, [{ streamId, expectedVersion: 0, events: [event(99)] }], meta())).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
+    expect((await store.readStream(ds, streamId)).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it('lets exactly one of two open transactions that saw the same version win', async () => {
+    const streamId = `counter-${randomUUID()}`;
+    await store.append(ds, [{ streamId, expectedVersion: 0, events: [event(1)] }], meta());
+    const a = ds.createQueryRunner();
+    const b = ds.createQueryRunner();
+    try {
+      await a.startTransaction();
+      await b.startTransaction();
+      const bPid = await backendPid(b);
+      // Both check the version before either commits, so only the database can stop the second.
+      await store.append(a, [{ streamId, expectedVersion: 1, events: [event(2)] }], meta());
+      const bAppend = store.append(b, [{ streamId, expectedVersion: 1, events: [event(3)] }], meta());
+      bAppend.catch(() => undefined);
+      await eventually(async () => ((await isWaitingOnLock(bPid)) ? true : undefined));
+      await a.commitTransaction();
+      await expect(bAppend).rejects.toBeInstanceOf(ConcurrencyError);
+      await b.rollbackTransaction();
+    } finally {
+      await a.release();
+      await b.release();
+    }
+    expect((await store.readStream(ds, streamId)).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it('lets exactly one of many racing transactions append at the same version', async () => {
+    const streamId = `counter-${randomUUID()}`;
+    await store.append(ds, [{ streamId, expectedVersion: 0, events: [event(0)] }], meta());
+    const results = await Promise.allSettled(
+      [1, 2, 3, 4, 5].map((n) => ds.transaction((tx) => store.append(tx, [{ streamId, expectedVersion: 1, events: [event(n)] }], meta()))),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrencyError);
+    expect(await store.readStream(ds, streamId)).toHaveLength(2);
+  });
+
+  it('appends 10,000 new streams in one call, and writes nothing when one of them conflicts', async () => {
+    const before = await count();
+    const batch = Array.from({ length: 10_000 }, (_, i) => ({
+      streamId: `message-${randomUUID()}`,
+      expectedVersion: 0,
+      events: [event(i)],
+    }));
+    const appended = await store.append(ds, batch, meta());
+    expect(appended).toHaveLength(10_000);
+    expect(appended.every((e, i) => e.streamId === batch[i]!.streamId && e.streamPosition === 1)).toBe(true);
+    expect(await count()).toBe(before + 10_000);
+
+    const existing = batch[1234]!.streamId;
+    const fresh = Array.from({ length: 10_000 }, (_, i) => ({ streamId: `message-${randomUUID()}`, expectedVersion: 0, events: [event(i)] }));
+    // A stale version checked before the insert…
+    const staleChecked = [...fresh.slice(0, 5000), { streamId: existing, expectedVersion: 2, events: [event(-1)] }];
+    await expect(store.append(ds, staleChecked, meta())).rejects.toBeInstanceOf(ConcurrencyError);
+    // …and a "new" stream that exists, caught by the unique constraint in the middle of the insert.
+    const conflictingNew = [...fresh.slice(0, 5000), { streamId: existing, expectedVersion: 0, events: [event(-1)] }, ...fresh.slice(5000)];
+    await expect(store.append(ds, conflictingNew, meta())).rejects.toBeInstanceOf(ConcurrencyError);
+
+    expect(await count()).toBe(before + 10_000);
+    const untouched = await store.readStreams(ds, [existing, fresh[0]!.streamId, fresh[9999]!.streamId]);
+    expect([...untouched.values()].map((events) => events.length)).toEqual([1, 0, 0]);
+  });
+
+  it('reads several streams in one call, each in stream order, absent ones empty', async () => {
+    const [x, y, absent] = [`s-${randomUUID()}`, `s-${randomUUID()}`, `s-${randomUUID()}`];
+    await store.append(ds, [{ streamId: y, expectedVersion: 0, events: [event(1)] }, { streamId: x, expectedVersion: 0, events: [event(1)] }], meta());
+    await store.append(ds, [{ streamId: x, expectedVersion: 1, events: [event(2), event(3)] }], meta());
+    await store.append(ds, [{ streamId: y, expectedVersion: 1, events: [event(2)] }], meta());
+
+    const streams = await store.readStreams(ds, [x, absent, y]);
+    expect([...streams.keys()]).toEqual([x, absent, y]);
+    expect(streams.get(x)!.map((e) => [e.streamId, e.streamPosition, e.data])).toEqual([
+      [x, 1, { n: 1 }],
+      [x, 2, { n: 2 }],
+      [x, 3, { n: 3 }],
+    ]);
+    expect(streams.get(y)!.map((e) => e.streamPosition)).toEqual([1, 2]);
+    expect(streams.get(absent)).toEqual([]);
+    expect(streams.get(x)).toEqual(await store.readStream(ds, x));
+    expect((await store.readStreams(ds, [])).size).toBe(0);
+  });
+
+  it('upcasts old schema versions on read and leaves the stored row as written', async () => {
+    const streamId = `person-${randomUUID()}`;
+    await store.append(
+      ds,
+      [{ streamId, expectedVersion: 0, events: [{ type: 'PersonRegistered', schemaVersion: 1, data: { name: 'Ada Lovelace' } }, event(1)] }],
+      meta(),
+    );
+    const upcasters: Upcaster[] = [
+      { type: 'PersonRegistered', fromVersion: 1, upcast: (d) => splitName(d as { name: string }) },
+      { type: 'PersonRegistered', fromVersion: 2, upcast: (d) => ({ ...(d as object), title: null }) },
+      // Same version, other type: must not touch PersonRegistered, and vice versa.
+      { type: 'CounterIncremented', fromVersion: 1, upcast: (d) => ({ ...(d as object), upcast: true }) },
+    ];
+    const current = new EventStore(schema, upcasters);
+
+    const [registered, counted] = await current.readStream(ds, streamId);
+    expect(registered).toMatchObject({ schemaVersion: 3, data: { first: 'Ada', last: 'Lovelace', title: null } });
+    expect(counted).toMatchObject({ schemaVersion: 2, data: { n: 1, upcast: true } });
+    expect((await current.readStreams(ds, [streamId])).get(streamId)![0]!.data).toEqual(registered!.data);
+
+    const stored = await ds.query(`SELECT schema_version, data FROM "${schema}".events WHERE stream_id = $1 ORDER BY stream_position`, [
+      streamId,
+    ]);
+    expect(stored).toEqual([
+      { schema_version: 1, data: { name: 'Ada Lovelace' } },
+      { schema_version: 1, data: { n: 1 } },
+    ]);
+  });
+});
+
+function splitName({ name }: { name: string }): { first: string; last: string } {
+  const [first = '', last = ''] = name.split(' ');
+  return { first, last };
+}
+
+async function backendPid(runner: QueryRunner): Promise<number> {
+  return (await runner.query('SELECT pg_backend_pid() AS pid'))[0].pid;
+}
+
+async function isWaitingOnLock(pid: number): Promise<boolean> {
+  const rows = await ds.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid]);
+  return rows.length > 0;
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { dropSchema, eventually, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
+import { EventStore, type AppendToStream } from './event-store';
+import { eventStoreMigrations } from './event-store.migrations';
+import { EventSubscription, type EventHandler } from './event-subscription';
+import { runMigrations } from './migration-runner';
+import type { SqlExecutor } from './sql-executor';
+import type { StoredEvent } from './stored-event';
+
+const schema = uniqueName('it_subscription');
+const store = new EventStore(schema);
+const logger = testLogger();
+let ds: DataSource;
+
+const metadata = () => ({ correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
+const one = (streamId: string, expectedVersion: number, n: number): AppendToStream => ({
+  streamId,
+  expectedVersion,
+  events: [{ type: 'Ticked', schemaVersion: 1, data: { n } }],
+});
+
+/** Records what it is given; `fail` decides per call whether to throw after writing a row. */
+class RecordingHandler implements EventHandler {
+  readonly batches: string[][] = [];
+  constructor(
+    readonly name: string,
+    private readonly fail: (call: number) => boolean = () => false,
+  ) {}
+  get eventIds(): string[] {
+    return this.batches.flat();
+  }
+  async handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void> {
+    this.batches.push(events.map((e) => e.eventId));
+    await db.query(`INSERT INTO "${schema}".side_effects (handler, event_id) SELECT $1, unnest($2::uuid[])`, [
+      this.name,
+      events.map((e) => e.eventId),
+    ]);
+    if (this.fail(this.batches.length)) throw new Error('handler failed');
+  }
+}
+
+const newName = () => `handler-${randomUUID()}`;
+const logOrder = async (): Promise<string[]> =>
+  (await ds.query(`SELECT event_id FROM "${schema}".events ORDER BY global_position`)).map((r: { event_id: string }) => r.event_id);
+const checkpointOf = async (name: string): Promise<string | null> =>
+  (await ds.query(`SELECT global_position::text AS p FROM "${schema}".subscription_checkpoints WHERE subscription = $1`, [name]))[0]?.p ??
+  null;
+const sideEffects = async (name: string): Promise<number> =>
+  (await ds.query(`SELECT count(*)::int AS n FROM "${schema}".side_effects WHERE handler = $1`, [name]))[0].n;
+
+/** Catches up until the handler has seen `total` events (another session's open transaction may hold the log back). */
+async function catchUpUntil(subscription: EventSubscription, handler: RecordingHandler, total: number): Promise<void> {
+  await eventually(async () => {
+    await subscription.catchUp();
+    return handler.eventIds.length >= total ? true : undefined;
+  });
+  expect(handler.eventIds).toHaveLength(total);
+}
+
+beforeAll(async () => {
+  ds = await openTestDataSource(8);
+  await runMigrations(ds, schema, [
+    { id: '000-event-store', statements: eventStoreMigrations },
+    { id: '001-side-effects', statements: (s) => [`CREATE TABLE ${s}.side_effects (handler text NOT NULL, event_id uuid NOT NULL)`] },
+  ]);
+});
+
+afterAll(async () => {
+  await dropSchema(ds, schema);
+  await ds.destroy();
+});
+
+describe('EventSubscription', () => {
+  it('hands every event to the handler once, in log order, in batches, and resumes from its checkpoint', async () => {
+    const streams = [`a-${randomUUID()}`, `b-${randomUUID()}`, `c-${randomUUID()}`];
+    for (let n = 0; n < 12; n++) await store.append(ds, [one(streams[n % 3]!, Math.floor(n / 3), n)], metadata());
+    await store.append(ds, streams.map((s) => one(s, 4, 100)), metadata());
+    const handler = new RecordingHandler(newName());
+    const subscription = new EventSubscription(ds, store, handler, logger, { batchSize: 5 });
+
+    await catchUpUntil(subscription, handler, 15);
+    expect(handler.eventIds).toEqual(await logOrder());
+    expect(handler.batches.map((b) => b.length)).toEqual([5, 5, 5]);
+
+    await store.append(ds, [one(streams[0]!, 5, 200)], metadata());
+    await catchUpUntil(subscription, handler, 16);
+    expect(await subscription.catchUp()).toBe(0);
+    expect(handler.eventIds).toEqual(await logOrder());
+    expect(await checkpointOf(handler.name)).toBe((await ds.query(`SELECT max(global_position)::text AS p FROM "${schema}".events`))[0].p);
+  });
+
+  it('does not skip an event whose transaction took an earlier position but committed later', async () => {
+    const handler = new RecordingHandler(newName());
+    const subscription = new EventSubscription(ds, store, handler, logger);
+    await subscription.catchUp();
+    const slow = ds.createQueryRunner();
+    try {
+      await slow.startTransaction();
+      const [early] = await store.append(slow, [one(`slow-${randomUUID()}`, 0, 1)], metadata());
+      const [late] = await store.append(ds, [one(`fast-${randomUUID()}`, 0, 2)], metadata());
+      // The trap: `late` is committed and numbered after `early`. A reader that kept only
+      // "last global_position seen" would take `late` now and never look below it again.
+      expect(BigInt(early!.globalPosition)).toBeLessThan(BigInt(late!.globalPosition));
+
+      const before = handler.eventIds.length;
+      expect(await subscription.catchUp()).toBe(0);
+      await slow.commitTransaction();
+
+      await catchUpUntil(subscription, handler, before + 2);
+      expect(handler.eventIds.slice(before)).toEqual([early!.eventId, late!.eventId]);
+    } finally {
+      if (slow.isTransactionActive) await slow.rollbackTransaction();
+      await slow.release();
+    }
+  });
+
+  it('rolls back the handler writes and the checkpoint when the handler throws, and delivers the same events again', async () => {
+    const streamId = `retry-${randomUUID()}`;
+    await store.append(ds, [{ streamId, expectedVersion: 0, events: [1, 2, 3].map((n) => ({ type: 'Ticked', schemaVersion: 1, data: { n } })) }], metadata());
+    const handler = new RecordingHandler(newName(), (call) => call <= 2);
+    const subscription = new EventSubscription(ds, store, handler, logger);
+
+    await expect(subscription.catchUp()).rejects.toThrow('handler failed');
+    expect(await checkpointOf(handler.name)).toBeNull();
+    expect(await sideEffects(handler.name)).toBe(0);
+
+    // The running loop retries after retryMs until the handler succeeds.
+    const running = new EventSubscription(ds, store, handler, logger, { retryMs: 20, idleMs: 20 });
+    running.start();
+    try {
+      await eventually(async () => ((await checkpointOf(handler.name)) !== null ? true : undefined));
+    } finally {
+      await running.stop();
+    }
+    const [first, second, third] = handler.batches;
+    expect(second).toEqual(first);
+    expect(third).toEqual(first);
+    expect(await sideEffects(handler.name)).toBe((await logOrder()).length);
+  });
+
+  it('lets one of two instances with the same name hold the log at a time', async () => {
+    const name = newName();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const firstSaw: string[] = [];
+    const blocking: EventHandler = {
+      name,
+      handle: async (events) => {
+        firstSaw.push(...events.map((e) => e.eventId));
+        entered();
+        await gate;
+      },
+    };
+    const other = new RecordingHandler(name);
+    const first = new EventSubscription(ds, store, blocking, logger);
+    const second = new EventSubscription(ds, store, other, logger);
+    await store.append(ds, [one(`lock-${randomUUID()}`, 0, 1)], metadata());
+
+    const firstBatch = first.processBatch();
+    await inside;
+    expect(await second.processBatch()).toBeNull();
+    expect(other.batches).toEqual([]);
+    release();
+    expect(await firstBatch).toBeGreaterThan(0);
+    await second.catchUp();
+    expect([...firstSaw, ...other.eventIds]).toEqual(await logOrder());
+  });
+
+  it('never runs two same-named instances concurrently, and together they handle each event exactly once', async () => {
+    const name = newName();
+    const handled: string[] = [];
+    let inFlight = 0;
+    let overlaps = 0;
+    const handler = (): EventHandler => ({
+      name,
+      handle: async (events, db) => {
+        if (++inFlight > 1) overlaps++;
+        await db.query('SELECT pg_sleep(0.005)'); // widen the window an overlap would need
+        handled.push(...events.map((e) => e.eventId));
+        inFlight--;
+      },
+    });
+    const instances = [1, 2].map(() => new EventSubscription(ds, store, handler(), logger, { batchSize: 7, idleMs: 5 }));
+    const streamId = `many-${randomUUID()}`;
+    instances.forEach((s) => s.start());
+    try {
+      for (let v = 0; v < 60; v += 4) {
+        await store.append(ds, [{ streamId, expectedVersion: v, events: [1, 2, 3, 4].map((n) => ({ type: 'Ticked', schemaVersion: 1, data: { n } })) }], metadata());
+        instances.forEach((s) => s.wake());
+      }
+      const all = await logOrder();
+      await eventually(async () => (handled.length >= all.length ? true : undefined));
+      expect(handled).toEqual(all);
+    } finally {
+      await Promise.all(instances.map((s) => s.stop()));
+    }
+    expect(overlaps).toBe(0);
+  });
+});

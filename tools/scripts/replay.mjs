@@ -1,0 +1,14 @@
+// `npm run replay -- <service>`: rebuilds the service's read models from its event log.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const service = process.argv[2];
+if (!service || !existsSync(join(root, 'apps', service, 'src/replay.ts'))) {
+  console.error(`usage: npm run replay -- <service>   (services with read models: sms-batch)`);
+  process.exit(2);
+}
+const result = spawnSync(process.execPath, [join(root, 'tools/scripts/run-dist.mjs'), `apps/${service}/src/replay`], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `npm test`: lint and type check, unit tests, then the integration and end-to-end tiers against a
+# real PostgreSQL and Kafka (started by tools/infra/infra.sh unless DATABASE_URL / KAFKA_BROKERS are given).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export KAFKAJS_NO_PARTITIONER_WARNING=1
+
+bash tools/scripts/ensure-deps.sh
+echo "[test] lint"
+npx nx run-many -t lint --outputStyle=static --parallel=2 >/tmp/seed-lint.log 2>&1 || { cat /tmp/seed-lint.log; exit 1; }
+echo "[test] type check"
+npx tsc -p tsconfig.json --noEmit
+echo "[test] unit"
+npx jest --selectProjects unit --silent
+echo "[test] infrastructure"
+bash tools/infra/infra.sh up
+set -a; . .local/infra.env; set +a
+node tools/scripts/build.mjs
+echo "[test] integration"
+npx jest --selectProjects integration --maxWorkers=2
+echo "[test] end-to-end"
+npx jest --selectProjects e2e --maxWorkers=2
