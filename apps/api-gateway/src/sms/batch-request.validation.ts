@@ -2,10 +2,13 @@ import { ApiErrorCode } from '@seed/contracts';
 import type { SmsBatchItem, SmsCommonProperties, SubmitBatchData } from '@seed/sms-batch-contracts';
 import { ApiError } from '../http/api-error';
 import { validateBody } from '../http/validate-body';
-import { BatchRequestDto, type SmsPropertiesDto } from './batch-request.dto';
+import { BatchRequestDto } from './batch-request.dto';
+import { checkItem, checkTemplate } from './sms-properties.rules';
 
 export const MAX_MESSAGES = 10_000;
 const MAX_SCHEDULE_AHEAD_MS = 7 * 24 * 3600_000;
+
+type Properties = Record<string, unknown>;
 
 /**
  * Whole-request checks: anything here refuses the batch as a whole with a 400 and nothing is
@@ -19,43 +22,48 @@ export function toSubmitBatchData(body: unknown, accountId: string, subAccountId
   }
   const dto = validateBody(BatchRequestDto, body);
   if (dto.messages.length === 0) throw ApiError.badRequest('messages must be a non-empty array');
+  const template = dto.template ?? undefined;
+  if (template !== undefined && template !== null) {
+    checkTemplate(template);
+    checkSchedule(template as Properties, 'template', now);
+  }
   dto.messages.forEach((item, i) => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw ApiError.badRequest(`messages.${i} must be an object`);
+    checkItem(item, i);
+    checkSchedule(item as Properties, `messages.${i}`, now);
   });
-  checkSchedule(dto.template, 'template', now);
-  dto.messages.forEach((item, i) => checkSchedule(item, `messages.${i}`, now));
 
   return {
     accountId,
     subAccountId,
     ...(dto.clientBatchId !== undefined ? { clientBatchId: dto.clientBatchId } : {}),
     includeMessagesInResponse: dto.includeMessagesInResponse === true,
-    ...(dto.template ? { template: common(dto.template) } : {}),
-    messages: dto.messages.map(
-      (item): SmsBatchItem => ({
-        ...common(item),
-        destination: item.destination ?? '',
-        ...(item.country !== undefined ? { country: item.country } : {}),
-        ...(item.clientMessageId !== undefined ? { clientMessageId: item.clientMessageId } : {}),
-      }),
-    ),
+    ...(template ? { template: common(template as Properties) } : {}),
+    messages: dto.messages.map((raw): SmsBatchItem => {
+      const item = raw as Properties;
+      const out: SmsBatchItem = { ...common(item), destination: (item['destination'] as string | undefined) ?? '' };
+      if (typeof item['country'] === 'string') out.country = item['country'];
+      if (typeof item['clientMessageId'] === 'string') out.clientMessageId = item['clientMessageId'];
+      return out;
+    }),
   };
 }
 
-function checkSchedule(props: SmsPropertiesDto | undefined, path: string, now: Date): void {
-  if (props?.scheduled === undefined) return;
-  if (Date.parse(props.scheduled) - now.getTime() > MAX_SCHEDULE_AHEAD_MS) {
+function checkSchedule(props: Properties, path: string, now: Date): void {
+  const scheduled = props['scheduled'];
+  if (typeof scheduled !== 'string') return;
+  if (Date.parse(scheduled) - now.getTime() > MAX_SCHEDULE_AHEAD_MS) {
     throw new ApiError(400, ApiErrorCode.InvalidScheduleTime, `${path}.scheduled is more than 7 days ahead`);
   }
 }
 
-function common(props: SmsPropertiesDto): SmsCommonProperties {
+/** Only the known properties travel on (unknown fields are ignored); instants normalised to UTC. */
+function common(props: Properties): SmsCommonProperties {
   const out: SmsCommonProperties = {};
-  if (props.text !== undefined) out.text = props.text;
-  if (props.source !== undefined) out.source = props.source;
-  if (props.encoding !== undefined) out.encoding = props.encoding;
-  if (props.scheduled !== undefined) out.scheduled = new Date(props.scheduled).toISOString();
-  if (props.expiry !== undefined) out.expiry = new Date(props.expiry).toISOString();
-  if (props.dlrCallbackUrl !== undefined) out.dlrCallbackUrl = props.dlrCallbackUrl;
+  if (typeof props['text'] === 'string') out.text = props['text'];
+  if (typeof props['source'] === 'string') out.source = props['source'];
+  if (typeof props['encoding'] === 'string') out.encoding = props['encoding'] as SmsCommonProperties['encoding'];
+  if (typeof props['scheduled'] === 'string') out.scheduled = new Date(props['scheduled']).toISOString();
+  if (typeof props['expiry'] === 'string') out.expiry = new Date(props['expiry']).toISOString();
+  if (typeof props['dlrCallbackUrl'] === 'string') out.dlrCallbackUrl = props['dlrCallbackUrl'];
   return out;
 }

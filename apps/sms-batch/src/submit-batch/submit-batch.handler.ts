@@ -75,7 +75,9 @@ export class SubmitBatchHandler {
     const batchId = randomUUID();
     const umids = data.messages.map(() => randomUUID());
     const now = new Date().toISOString();
+    const started = performance.now();
     const decided = decideSubmitBatch({ data, batchId, umids, now }, initialBatchState());
+    const decideMs = Math.round(performance.now() - started);
 
     if (data.clientBatchId !== undefined) await this.reserveClientBatch(tx, data.subAccountId, data.clientBatchId, batchId);
     await this.store.append(
@@ -87,11 +89,15 @@ export class SubmitBatchHandler {
       { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now },
     );
     await this.processed.record(tx, CONSUMER, command.commandId, { batchId });
+    const appendMs = Math.round(performance.now() - started) - decideMs;
 
     const batchEvent = decided.batch[0];
     if (!batchEvent) throw new Error('the batch decider returned no batch event');
     const first = decided.messages.map((m) => m.events[0] as FirstMessageEvent);
-    this.logger.info({ batchId, accepted: batchEvent.data.acceptedCount, rejected: batchEvent.data.rejectedCount }, 'batch decided');
+    this.logger.info(
+      { batchId, accepted: batchEvent.data.acceptedCount, rejected: batchEvent.data.rejectedCount, decideMs, appendMs },
+      'batch decided',
+    );
     return toBatchResponse(batchEvent.data, first, include);
   }
 

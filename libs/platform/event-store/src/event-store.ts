@@ -45,6 +45,7 @@ export class EventStore {
     await this.checkExpectedVersions(db, appends.filter((a) => a.expectedVersion > 0));
     const meta = { correlationId: metadata.correlationId, causationId: metadata.causationId, traceparent: metadata.traceparent ?? null };
     const rows = appends.flatMap((a) =>
+      // Rows go in in this order, so one stream's positions ascend with the global position.
       a.events.map((event, i) => ({
         event_id: this.newId(),
         stream_id: a.streamId,
@@ -58,15 +59,30 @@ export class EventStore {
     );
     if (rows.length === 0) return [];
     try {
-      const inserted: EventRow[] = await db.query(
+      // Only the positions come back: echoing 10,000 event bodies would cost more than inserting them.
+      const inserted: { event_id: string; global_position: string; transaction_id: string }[] = await db.query(
         `INSERT INTO ${this.table} (event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at)
          SELECT event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at
            FROM jsonb_to_recordset($1::jsonb) AS r(event_id uuid, stream_id text, stream_position int, type text,
                 schema_version int, data jsonb, metadata jsonb, occurred_at timestamptz)
-         RETURNING ${EVENT_COLUMNS}`,
+         RETURNING event_id, global_position, transaction_id::text AS transaction_id`,
         [JSON.stringify(rows)],
       );
-      return inserted.map((row) => this.toStoredEvent(row));
+      const positions = new Map(inserted.map((r) => [r.event_id, r]));
+      return rows.map((row) => ({
+        eventId: row.event_id,
+        type: row.type,
+        schemaVersion: row.schema_version,
+        streamId: row.stream_id,
+        streamPosition: row.stream_position,
+        globalPosition: String(positions.get(row.event_id)?.global_position),
+        transactionId: String(positions.get(row.event_id)?.transaction_id),
+        occurredAt: new Date(row.occurred_at).toISOString(),
+        correlationId: meta.correlationId,
+        causationId: meta.causationId,
+        traceparent: meta.traceparent,
+        data: row.data,
+      }));
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConcurrencyError(`a stream was appended to concurrently: ${describe(error)}`);
       throw error;

@@ -144,7 +144,7 @@ function messageDecider(command: SubmitBatchDecision, nowMs: number) {
   };
   // Batches repeat the template text and often destinations: analyse and parse each only once.
   const analyses = new Map<SmsEncodingName, Map<string, TextAnalysis>>();
-  const destinations = new Map<string, Map<string, string | null>>();
+  const destinations = new Map<string | undefined, Map<string, string | null>>();
 
   const analysisOf = (text: string, encoding: SmsEncodingName): TextAnalysis => {
     let byText = analyses.get(encoding);
@@ -154,8 +154,8 @@ function messageDecider(command: SubmitBatchDecision, nowMs: number) {
     return analysis;
   };
   const destinationOf = ({ destination, country }: SmsBatchItem): string | null => {
-    let byDestination = destinations.get(country ?? '');
-    if (byDestination === undefined) destinations.set(country ?? '', (byDestination = new Map()));
+    let byDestination = destinations.get(country);
+    if (byDestination === undefined) destinations.set(country, (byDestination = new Map()));
     let normalized = byDestination.get(destination);
     if (normalized === undefined) byDestination.set(destination, (normalized = normalizeMsisdn(destination, country)));
     return normalized;

@@ -172,6 +172,15 @@ describe('decideSubmitBatch', () => {
       });
     });
 
+    it('when the same destination comes with and without a country, then each is judged on its own', () => {
+      const decided = when(
+        given(),
+        command(batch([{ destination: '447400123456', country: '', text: 'Hi' }, { destination: '447400123456', text: 'Hi' }])),
+      );
+      expect(descriptionOf(onlyEvent(decided, 0))).toBe(RejectionDescription.InvalidMsisdn);
+      expect(onlyEvent(decided, 1).data.destination).toBe('447400123456');
+    });
+
     it('when the destination is national with a country, then it is queued in E.164 digits', () => {
       expect(decideOne({ destination: '07911 123456', country: 'GB', text: 'Hi' }).data.destination).toBe('447911123456');
     });
