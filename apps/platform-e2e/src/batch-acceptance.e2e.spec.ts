@@ -123,8 +123,9 @@ describe('batch SMS: accepted requests', () => {
       ['empty text', { text: '' }, REJECTED.textMissing],
       ['1,530 GSM-7 chars', { text: gsm(1530) }, QUEUED, 'GSM7'],
       ['1,531 GSM-7 chars', { text: gsm(1531) }, REJECTED.textTooLong],
-      ['765 extension chars (1,530 septets)', { text: gsm(765, '€') }, QUEUED, 'GSM7'],
-      ['766 extension chars (1,532 septets)', { text: gsm(766, '€') }, REJECTED.textTooLong],
+      // An extension character counts two septets and never straddles two parts.
+      ['760 extension chars (1,520 septets)', { text: gsm(760, '€') }, QUEUED, 'GSM7'],
+      ['1,529 chars and one extension char', { text: `${gsm(1529)}€` }, REJECTED.textTooLong],
       ['670 UCS-2 chars', { text: gsm(670, 'Ж') }, QUEUED, 'UCS2'],
       ['671 UCS-2 chars', { text: gsm(671, 'Ж') }, REJECTED.textTooLong],
       ['671 chars forced to UCS2', { text: gsm(671), encoding: 'UCS2' }, REJECTED.textTooLong],
