@@ -31,7 +31,14 @@ const tier = (name, suffix, extra = {}) => ({
 module.exports = {
   projects: [
     tier('unit', 'unit'),
-    tier('integration', 'int', { testTimeout: 60_000, setupFiles: ['<rootDir>/libs/platform/testing/src/load-infra-env.ts'] }),
-    tier('e2e', 'e2e', { testTimeout: 120_000, setupFiles: ['<rootDir>/libs/platform/testing/src/load-infra-env.ts'] }),
+    // Jest ignores `testTimeout` inside a project; the setup files set it per tier.
+    tier('integration', 'int', {
+      setupFiles: ['<rootDir>/libs/platform/testing/src/load-infra-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/libs/platform/testing/src/integration-timeout.ts'],
+    }),
+    tier('e2e', 'e2e', {
+      setupFiles: ['<rootDir>/libs/platform/testing/src/load-infra-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/libs/platform/testing/src/e2e-timeout.ts'],
+    }),
   ],
 };

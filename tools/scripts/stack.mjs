@@ -2,7 +2,8 @@
 // ready, and stops them all on Ctrl-C / SIGTERM. Used by `npm start` and by the end-to-end tests.
 // Environment: what the services read (DATABASE_URL, KAFKA_BROKERS, ADMIN_TOKEN, ports, ...), plus
 //   HEALTH_PORT_BASE  first health/metrics port of the back-end services (default 3110, step 10)
-//   STACK_LOG         'pretty' (default on a terminal), 'json' or a file path prefix
+//   STACK_LOG         unset: every service logs JSON to this process's stdout; else a path prefix:
+//                     each service appends to <prefix><service>.log
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -32,7 +33,7 @@ function start(service) {
     // one SIGTERM (a second signal during a graceful shutdown would cut it short).
     detached: true,
   });
-  const sink = env.STACK_LOG && env.STACK_LOG !== 'json' && env.STACK_LOG !== 'pretty'
+  const sink = env.STACK_LOG
     ? createWriteStream(`${env.STACK_LOG}${service.name}.log`, { flags: 'a' })
     : process.stdout;
   child.stdout.pipe(sink, { end: false });

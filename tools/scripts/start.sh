@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm start`: installs what is missing, starts PostgreSQL and Kafka (unless DATABASE_URL /
-# KAFKA_BROKERS are given), builds, and runs every service and the gateway with the simulated
-# carrier. Ctrl-C stops everything it started, the infrastructure included.
+# KAFKA_BROKERS are given), builds, and runs every service and the gateway. Ctrl-C stops
+# everything it started, the infrastructure included.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export KAFKAJS_NO_PARTITIONER_WARNING=1

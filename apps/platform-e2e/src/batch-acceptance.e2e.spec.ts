@@ -1,23 +1,19 @@
-import { startStack, type RunningStack } from '@seed/platform-testing';
+import type { RunningStack } from '@seed/platform-testing';
 import { addSubAccount } from './support/admin';
-import { SmsBatchDb } from './support/database';
+import type { SmsBatchDb } from './support/database';
 import { inMinutes, QUEUED, REJECTED, sendBatch, ukMobile, UUID, type Account, type BatchMessage } from './support/http';
+import { useStack } from './support/stack';
 
 /** POST /sms/v1/{subAccountId}/many: what a well-formed request gets back (seed-messaging-api.md, endpoint 3). */
 describe('batch SMS: accepted requests', () => {
+  const ctx = useStack();
   let stack: RunningStack;
   let db: SmsBatchDb;
   let account: Account;
 
   beforeAll(async () => {
-    stack = await startStack();
-    db = new SmsBatchDb(stack);
+    ({ stack, db } = ctx);
     account = await stack.createAccount();
-  });
-
-  afterAll(async () => {
-    await db?.close();
-    await stack?.stop();
   });
 
   /** The MessageQueued event of a message: the merged properties it will be sent with. */

@@ -1,6 +1,7 @@
-import { startStack, type RunningStack } from '@seed/platform-testing';
-import { SmsBatchDb } from './support/database';
+import type { RunningStack } from '@seed/platform-testing';
+import type { SmsBatchDb } from './support/database';
 import { batchUrl, expectApiError, inMinutes, postBatch, request, sendBatch, type Account } from './support/http';
+import { useStack } from './support/stack';
 
 const ok = { destination: '+447911000001', text: 'Hello' };
 const days = (n: number) => inMinutes(n * 24 * 60);
@@ -10,20 +11,15 @@ const days = (n: number) => inMinutes(n * 24 * 60);
  * status and the contract's error body, and nothing of it is written.
  */
 describe('batch SMS: requests refused as a whole', () => {
+  const ctx = useStack({ BODY_LIMIT: '1mb' });
   let stack: RunningStack;
   let db: SmsBatchDb;
   let account: Account;
   let other: Account;
 
   beforeAll(async () => {
-    stack = await startStack({ BODY_LIMIT: '1mb' });
-    db = new SmsBatchDb(stack);
+    ({ stack, db } = ctx);
     [account, other] = await Promise.all([stack.createAccount(), stack.createAccount()]);
-  });
-
-  afterAll(async () => {
-    await db?.close();
-    await stack?.stop();
   });
 
   /** Runs `send`, checks the error it gets, and that the sms-batch log did not grow. */
@@ -95,28 +91,28 @@ describe('batch SMS: requests refused as a whole', () => {
   });
 
   describe('wrong types and values', () => {
-    it.each<[string, Record<string, unknown>, number]>([
-      ['includeMessagesInResponse "yes"', { includeMessagesInResponse: 'yes', messages: [ok] }, 1000],
-      ['clientBatchId a number', { clientBatchId: 42, messages: [ok] }, 1000],
-      ['destination a number', { messages: [{ ...ok, destination: 447911123456 }] }, 1002],
-      ['text a number', { messages: [{ ...ok, text: 5 }] }, 1004],
-      ['template text a number', { template: { text: 5 }, messages: [ok] }, 1004],
-      ['source a number', { messages: [{ ...ok, source: 12345 }] }, 1005],
-      ['template a string', { template: 'Hello', messages: [ok] }, 1007],
-      ['template an array', { template: [{ text: 'Hello' }], messages: [ok] }, 1007],
-      ['encoding UTF-8', { messages: [{ ...ok, encoding: 'UTF-8' }] }, 1003],
-      ['template encoding gsm7 (lower case)', { template: { encoding: 'gsm7' }, messages: [ok] }, 1003],
-      ['expiry not a date', { messages: [{ ...ok, expiry: 'tomorrow' }] }, 1006],
-      ['scheduled not a date', { messages: [{ ...ok, scheduled: 'soon' }] }, 1011],
-      ['scheduled 8 days ahead', { messages: [{ ...ok, scheduled: days(8) }] }, 1011],
-      ['template scheduled 8 days ahead', { template: { text: 'x', scheduled: days(8) }, messages: [ok] }, 1011],
-      ['country XX', { messages: [{ ...ok, country: 'XX' }] }, 1009],
-      ['country gb (lower case)', { messages: [{ ...ok, country: 'gb' }] }, 1009],
-      ['country a number', { messages: [{ ...ok, country: 44 }] }, 1009],
-      ['clientMessageId over 50 characters', { messages: [{ ...ok, clientMessageId: 'm'.repeat(51) }] }, 1000],
-      ['dlrCallbackUrl not a URL', { messages: [{ ...ok, dlrCallbackUrl: 'not a url' }] }, 1000],
-      ['dlrCallbackUrl ftp', { template: { dlrCallbackUrl: 'ftp://hooks.example.com/x' }, messages: [ok] }, 1000],
-    ])('%s: 400, %i', async (_name, body, code) => {
+    it.each<[string, number, Record<string, unknown>]>([
+      ['includeMessagesInResponse "yes"', 1000, { includeMessagesInResponse: 'yes', messages: [ok] }],
+      ['clientBatchId a number', 1000, { clientBatchId: 42, messages: [ok] }],
+      ['destination a number', 1002, { messages: [{ ...ok, destination: 447911123456 }] }],
+      ['text a number', 1004, { messages: [{ ...ok, text: 5 }] }],
+      ['template text a number', 1004, { template: { text: 5 }, messages: [ok] }],
+      ['source a number', 1005, { messages: [{ ...ok, source: 12345 }] }],
+      ['template a string', 1007, { template: 'Hello', messages: [ok] }],
+      ['template an array', 1007, { template: [{ text: 'Hello' }], messages: [ok] }],
+      ['encoding UTF-8', 1003, { messages: [{ ...ok, encoding: 'UTF-8' }] }],
+      ['template encoding gsm7 (lower case)', 1003, { template: { encoding: 'gsm7' }, messages: [ok] }],
+      ['expiry not a date', 1006, { messages: [{ ...ok, expiry: 'tomorrow' }] }],
+      ['scheduled not a date', 1011, { messages: [{ ...ok, scheduled: 'soon' }] }],
+      ['scheduled 8 days ahead', 1011, { messages: [{ ...ok, scheduled: days(8) }] }],
+      ['template scheduled 8 days ahead', 1011, { template: { text: 'x', scheduled: days(8) }, messages: [ok] }],
+      ['country XX', 1009, { messages: [{ ...ok, country: 'XX' }] }],
+      ['country gb (lower case)', 1009, { messages: [{ ...ok, country: 'gb' }] }],
+      ['country a number', 1009, { messages: [{ ...ok, country: 44 }] }],
+      ['clientMessageId over 50 characters', 1000, { messages: [{ ...ok, clientMessageId: 'm'.repeat(51) }] }],
+      ['dlrCallbackUrl not a URL', 1000, { messages: [{ ...ok, dlrCallbackUrl: 'not a url' }] }],
+      ['dlrCallbackUrl ftp', 1000, { template: { dlrCallbackUrl: 'ftp://hooks.example.com/x' }, messages: [ok] }],
+    ])('%s: 400, %i', async (_name, code, body) => {
       await refused(() => postBatch(stack, account, body), 400, code);
     });
 
@@ -128,6 +124,27 @@ describe('batch SMS: requests refused as a whole', () => {
       ['scheduled', '2026-334', 1011],
     ])('%s %s (ISO 8601, but not an instant Date reads): 400, %i', async (field, value, code) => {
       await refused(() => postBatch(stack, account, { messages: [{ ...ok, [field]: value }] }), 400, code);
+    });
+
+    // JSON can escape half a surrogate pair; such a string is not text (and Postgres refuses it in jsonb).
+    it.each([
+      ['text', { messages: [{ ...ok, text: 'smile \ud83d' }] }],
+      ['destination', { messages: [{ ...ok, destination: '+44791100000\udc00' }] }],
+      ['clientBatchId', { clientBatchId: '\ud83d', messages: [ok] }],
+    ])('an unpaired surrogate in %s: 400, 1000', async (_name, body) => {
+      await refused(() => postBatch(stack, account, body), 400, 1000);
+    });
+
+    it('null is absent for the optional fields', async () => {
+      const res = await sendBatch(stack, account, {
+        clientBatchId: null,
+        includeMessagesInResponse: null,
+        template: null,
+        messages: [{ ...ok, clientMessageId: null, source: null, encoding: null, scheduled: null, expiry: null, country: null }],
+      });
+      expect(res).toMatchObject({ acceptedCount: 1, rejectedCount: 0 });
+      expect(res).not.toHaveProperty('clientBatchId');
+      expect(res).not.toHaveProperty('messages');
     });
 
     it('a schedule at most 7 days ahead or in the past is fine', async () => {
@@ -149,7 +166,7 @@ describe('batch SMS: requests refused as a whole', () => {
       ['missing', null],
       ['unknown', 'sk_this-key-was-never-issued'],
       ['the admin token', 'ADMIN'],
-    ])('a %s API key: 401, 1200', async (_name, token) => {
+    ])('API key %s: 401, 1200', async (_name, token) => {
       const apiKey = token === 'ADMIN' ? stack.adminToken : token;
       await refused(() => request(batchUrl(stack, account.subAccountId), { token: apiKey, body: { messages: [ok] } }), 401, 1200);
     });
@@ -192,6 +209,8 @@ describe('batch SMS: requests refused as a whole', () => {
       { messages: [{ ...ok, source: '' }] },
       { messages: [{ ...ok, expiry: '9999-12-31T23:59:59Z', scheduled: '0001-01-01T00:00:00Z' }] },
       { messages: [{ ...ok, constructor: { prototype: { polluted: true } } }] },
+      { messages: [{ ...ok, constructor: 'x' }] },
+      { template: { text: 'x', constructor: 7 }, messages: [ok] },
       JSON.parse('{"messages":[{"destination":"+447911000001","__proto__":{"text":5}}],"__proto__":{"messages":5}}'),
       { messages: [[[[[[[[[[]]]]]]]]]] },
       { messages: [ok], includeMessagesInResponse: null, clientBatchId: null },

@@ -50,6 +50,11 @@ export class AccountsRepository {
     );
   }
 
+  async subAccountExists(subAccountId: string): Promise<boolean> {
+    const rows = await this.dataSource.query(`SELECT 1 FROM ${this.s}.sub_accounts WHERE sub_account_id = $1`, [subAccountId]);
+    return rows.length > 0;
+  }
+
   async subAccountsOf(accountId: string): Promise<string[]> {
     const rows: { sub_account_id: string }[] = await this.dataSource.query(
       `SELECT sub_account_id FROM ${this.s}.sub_accounts WHERE account_id = $1 ORDER BY created_at, sub_account_id`,

@@ -29,6 +29,11 @@ export class AdminController {
   @Post(':accountId/sub-accounts')
   async createSubAccount(@Param('accountId') accountId: string, @Body() body: unknown) {
     const { subAccountId } = validateBody(CreateSubAccountDto, body);
+    // `<id>_hq` is every account's default sub-account; another account taking `x_hq` would
+    // make account `x` impossible to create later.
+    if (subAccountId.endsWith('_hq') && !(await this.accounts.subAccountExists(subAccountId))) {
+      throw ApiError.badRequest('sub-account ids ending in _hq are reserved for the default sub-account of each account');
+    }
     await this.mapErrors(() => this.accounts.addSubAccount(accountId, subAccountId));
     return { accountId, subAccountId };
   }

@@ -15,8 +15,8 @@ export class CommandClient {
 
   async send<TResult, TData>(topic: string, key: string, type: string, data: TData): Promise<TResult> {
     const command: CommandMessage<TData> = { commandId: randomUUID(), type, issuedAt: new Date().toISOString(), data };
-    const correlationId = currentCorrelation()?.correlationId ?? command.commandId;
-    const reply = await this.bus.request<TResult>(topic, key, command, correlationId);
+    const context = currentCorrelation();
+    const reply = await this.bus.request<TResult>(topic, key, command, context?.correlationId ?? command.commandId, context?.traceparent ?? null);
     if (reply.ok) return reply.result;
     throw toApiError(reply.failure);
   }

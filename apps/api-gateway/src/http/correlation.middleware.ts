@@ -4,6 +4,8 @@ import { runWithCorrelation } from '@seed/platform-logging';
 
 export const CORRELATION_HEADER = 'x-correlation-id';
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,100}$/;
+/** W3C trace context: kept on commands and events so traces can join this platform's work. */
+const TRACEPARENT = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
 
 /**
  * Takes the caller's correlation id (or makes one), echoes it in the response, and scopes the rest
@@ -12,6 +14,7 @@ const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,100}$/;
 export function correlation(req: Request, res: Response, next: NextFunction): void {
   const given = req.headers[CORRELATION_HEADER];
   const correlationId = typeof given === 'string' && ACCEPTABLE.test(given) ? given : randomUUID();
+  const traceparent = typeof req.headers['traceparent'] === 'string' && TRACEPARENT.test(req.headers['traceparent']) ? req.headers['traceparent'] : null;
   res.setHeader('X-Correlation-Id', correlationId);
-  runWithCorrelation({ correlationId }, next);
+  runWithCorrelation({ correlationId, traceparent }, next);
 }

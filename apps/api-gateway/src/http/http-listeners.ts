@@ -11,9 +11,10 @@ export type ListenerName = 'messaging' | 'agent' | 'admin';
 const ROUTES: Record<ListenerName, readonly string[]> = {
   messaging: ['/sms/', '/verify/'],
   agent: ['/api/', '/guest/'],
-  admin: ['/admin/'],
+  admin: ['/admin/', '/metrics'],
 };
-const EVERYWHERE = ['/health/', '/metrics'];
+/** Probes answer on every listener; metrics only on the admin one (not public). */
+const EVERYWHERE = ['/health/'];
 
 const listenerOf = new WeakMap<Request, ListenerName>();
 

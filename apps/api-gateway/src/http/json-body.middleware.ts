@@ -11,7 +11,7 @@ const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
  * get the contract's error body (415, 413, 400) instead of the framework's defaults.
  */
 export function jsonBody(limit: string, logger: Logger): RequestHandler {
-  const parse = express.json({ limit, strict: true, type: () => true });
+  const parse = express.json({ limit, strict: true, type: () => true, reviver: refuseLoneSurrogates });
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
     const type = req.headers['content-type'] ?? '';
@@ -23,6 +23,18 @@ export function jsonBody(limit: string, logger: Logger): RequestHandler {
       next();
     });
   };
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATE_MESSAGE = 'request body is not valid Unicode: a string has an unpaired \\uD800-\\uDFFF escape';
+
+/**
+ * JSON may escape half a surrogate pair ("\uD83D"); such a string is not Unicode text, cannot be
+ * sent as an SMS, and Postgres refuses it in jsonb, so it would fail as a 500 deep in a service.
+ */
+function refuseLoneSurrogates(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && LONE_SURROGATE.test(value)) throw new SyntaxError(LONE_SURROGATE_MESSAGE);
+  return value;
 }
 
 function hasBody(req: Request): boolean {
@@ -39,6 +51,7 @@ function bodyError(error: unknown, limit: string): ApiError {
     case 'charset.unsupported':
       return new ApiError(415, ApiErrorCode.InvalidParameter, 'request body must be UTF-8 JSON');
     default:
+      if ((error as { message?: string }).message === LONE_SURROGATE_MESSAGE) return ApiError.badRequest(LONE_SURROGATE_MESSAGE);
       return ApiError.badRequest('request body is not valid JSON');
   }
 }

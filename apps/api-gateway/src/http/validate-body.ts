@@ -15,7 +15,14 @@ export function validateBody<T extends object>(dto: new () => T, body: unknown):
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw ApiError.badRequest('request body must be a JSON object');
   }
-  const instance = plainToInstance(dto, body);
+  let instance: T;
+  try {
+    instance = plainToInstance(dto, body);
+  } catch {
+    // class-transformer calls a nested object's own `constructor` field, so {"constructor": "x"}
+    // in a client's body throws a TypeError: bad input, not an internal error.
+    throw ApiError.badRequest('request body has a field that cannot be read');
+  }
   const errors = validateSync(instance, {
     stopAtFirstError: true,
     forbidUnknownValues: false,

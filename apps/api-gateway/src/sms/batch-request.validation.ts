@@ -35,7 +35,8 @@ export function toSubmitBatchData(body: unknown, accountId: string, subAccountId
   return {
     accountId,
     subAccountId,
-    ...(dto.clientBatchId !== undefined ? { clientBatchId: dto.clientBatchId } : {}),
+    // null counts as absent, as for every optional field; a null clientBatchId would fail in sms-batch.
+    ...(dto.clientBatchId !== undefined && dto.clientBatchId !== null ? { clientBatchId: dto.clientBatchId } : {}),
     includeMessagesInResponse: dto.includeMessagesInResponse === true,
     ...(template ? { template: common(template as Properties) } : {}),
     messages: dto.messages.map((raw): SmsBatchItem => {

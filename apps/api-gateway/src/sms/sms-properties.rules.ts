@@ -7,7 +7,15 @@ import { ApiError } from '../http/api-error';
 type Rule = { code: number; message: string; valid: (value: unknown) => boolean };
 
 const isString = (v: unknown): v is string => typeof v === 'string';
-const iso = (v: unknown) => isString(v) && isISO8601(v, { strict: true, strictSeparator: true });
+// ISO 8601 also admits forms Date cannot read (week and ordinal dates, basic format, decimal
+// commas); those would fail later as a 500, so they are refused here like any other bad date.
+// A time without a zone would be read in the server's own zone, so it is refused as ambiguous.
+const ZONE = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
+const iso = (v: unknown) =>
+  isString(v) &&
+  isISO8601(v, { strict: true, strictSeparator: true }) &&
+  !Number.isNaN(Date.parse(v)) &&
+  (!v.includes('T') || ZONE.test(v));
 
 /**
  * Type rules of the template and of each of up to 10,000 items. Checked by plain functions rather
@@ -23,8 +31,8 @@ const COMMON: Record<string, Rule> = {
     message: 'must be AUTO, GSM7 or UCS2',
     valid: (v) => v === 'AUTO' || v === 'GSM7' || v === 'UCS2',
   },
-  scheduled: { code: ApiErrorCode.InvalidScheduleTime, message: 'must be an ISO 8601 date-time', valid: iso },
-  expiry: { code: ApiErrorCode.InvalidExpiry, message: 'must be an ISO 8601 date-time', valid: iso },
+  scheduled: { code: ApiErrorCode.InvalidScheduleTime, message: 'must be an ISO 8601 date-time with a time zone', valid: iso },
+  expiry: { code: ApiErrorCode.InvalidExpiry, message: 'must be an ISO 8601 date-time with a time zone', valid: iso },
   dlrCallbackUrl: {
     code: ApiErrorCode.InvalidParameter,
     message: 'must be an http(s) URL',

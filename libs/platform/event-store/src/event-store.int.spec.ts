@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
+// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { dropSchema, eventually, openTestDataSource, uniqueName } from '@seed/platform-testing';
 import { ConcurrencyError, EventStore, type AppendMetadata } from './event-store';
 import { eventStoreMigrations } from './event-store.migrations';
@@ -10,7 +12,7 @@ const schema = uniqueName('it_event_store');
 const store = new EventStore(schema);
 let ds: DataSource;
 
-const meta = (correlationId = randomUUID()): AppendMetadata => ({
+const meta = (correlationId: string = randomUUID()): AppendMetadata => ({
   correlationId,
   causationId: `cmd-${correlationId}`,
   traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
@@ -139,7 +141,8 @@ describe('EventStore', () => {
 
   it('reads several streams in one call, each in stream order, absent ones empty', async () => {
     const [x, y, absent] = [`s-${randomUUID()}`, `s-${randomUUID()}`, `s-${randomUUID()}`];
-    await store.append(ds, [{ streamId: y, expectedVersion: 0, events: [event(1)] }, { streamId: x, expectedVersion: 0, events: [event(1)] }], meta());
+    const both = [y, x].map((streamId) => ({ streamId, expectedVersion: 0, events: [event(1)] }));
+    await store.append(ds, both, meta());
     await store.append(ds, [{ streamId: x, expectedVersion: 1, events: [event(2), event(3)] }], meta());
     await store.append(ds, [{ streamId: y, expectedVersion: 1, events: [event(2)] }], meta());
 
@@ -183,6 +186,25 @@ describe('EventStore', () => {
       { schema_version: 1, data: { name: 'Ada Lovelace' } },
       { schema_version: 1, data: { n: 1 } },
     ]);
+  });
+});
+
+describe('runMigrations', () => {
+  it('applies each migration once, in order, even when replicas start together', async () => {
+    const fresh = uniqueName('it_migrations');
+    const migrations = [
+      { id: '000-event-store', statements: eventStoreMigrations },
+      { id: '001-extra', statements: (s: string) => [`CREATE TABLE ${s}.extra (id int PRIMARY KEY)`] },
+    ];
+    try {
+      const applied = await Promise.all([1, 2, 3].map(() => runMigrations(ds, fresh, migrations)));
+      expect(applied.flat()).toEqual(['000-event-store', '001-extra']);
+      expect(await runMigrations(ds, fresh, migrations)).toEqual([]);
+      const ids = await ds.query(`SELECT id FROM "${fresh}".schema_migrations ORDER BY applied_at, id`);
+      expect(ids.map((r: { id: string }) => r.id)).toEqual(['000-event-store', '001-extra']);
+    } finally {
+      await dropSchema(ds, fresh);
+    }
   });
 });
 

@@ -87,7 +87,7 @@ export class EventSubscription {
   /** One batch: the number of events handled, or null when another replica holds the lock. */
   async processBatch(): Promise<number | null> {
     return this.dataSource.transaction(async (tx) => {
-      const [lock] = await tx.query('SELECT $1::text IS NOT NULL AS locked', [
+      const [lock] = await tx.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
         `${this.store.schema}:${this.handler.name}`,
       ]);
       if (!lock.locked) return null;

@@ -31,3 +31,15 @@ export function quoteSchema(schema: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
   return `"${schema}"`;
 }
+
+/**
+ * Postgres errors that come out the same however often a command is retried: data exceptions
+ * (class 22), integrity violations other than unique ones (23, which concurrent writers can cause
+ * and a retry resolves), and statement errors (42). Connection and server errors are transient.
+ */
+export function isPermanentDatabaseError(error: unknown): boolean {
+  const e = error as { code?: unknown; driverError?: { code?: unknown } };
+  const code = typeof e?.code === 'string' ? e.code : typeof e?.driverError?.code === 'string' ? e.driverError.code : '';
+  if (!/^[0-9A-Z]{5}$/.test(code)) return false;
+  return (code.startsWith('22') || code.startsWith('23') || code.startsWith('42')) && code !== '23505';
+}

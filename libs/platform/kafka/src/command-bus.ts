@@ -67,7 +67,13 @@ export class CommandBus {
     await this.producer.connect();
   }
 
-  async request<TResult>(topic: string, key: string, command: CommandMessage, correlationId: string): Promise<CommandReply<TResult>> {
+  async request<TResult>(
+    topic: string,
+    key: string,
+    command: CommandMessage,
+    correlationId: string,
+    traceparent: string | null = null,
+  ): Promise<CommandReply<TResult>> {
     const reply = new Promise<CommandReply>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(command.commandId);
@@ -88,6 +94,7 @@ export class CommandBus {
             [MessageHeader.MessageType]: command.type,
             [MessageHeader.CorrelationId]: correlationId,
             [MessageHeader.ReplyTo]: this.options.replyTopic,
+            ...(traceparent ? { [MessageHeader.Traceparent]: traceparent } : {}),
           },
         },
       ]);

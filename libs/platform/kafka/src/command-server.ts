@@ -23,6 +23,7 @@ export interface CommandServerOptions {
   logger: Logger;
   topic: string;
   groupId: string;
+  isPermanent?: (error: unknown) => boolean;
 }
 
 /**
@@ -39,16 +40,15 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
   }
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
-    const { connection, producer, logger, topic, groupId } = this.options;
+    const { connection, producer, logger, topic, groupId, isPermanent } = this.options;
     this.consumer = new ResilientConsumer(connection, producer, logger, {
       groupId,
+      ...(isPermanent ? { isPermanent } : {}),
       topics: [topic],
       deadLetterTopic: deadLetterTopic(topic).name,
-      onDeadLetter: (record, reason) =>
-        this.reply(record, {
-          ok: false,
-          failure: { status: 500, code: 2000, message: `the command could not be processed: ${reason.slice(0, 200)}` },
-        }),
+      // The reason stays in the service's log and the dead letter's headers; clients learn only that it failed.
+      onDeadLetter: (record) =>
+        this.reply(record, { ok: false, failure: { status: 500, code: 2000, message: 'internal error: the command could not be processed' } }),
     });
     try {
       await producer.connect();

@@ -20,7 +20,11 @@ export class MessageProducer {
   }
 
   connect(): Promise<void> {
-    this.connected ??= this.producer.connect();
+    // A failed attempt is forgotten, so the next send tries again instead of repeating the old error.
+    this.connected ??= this.producer.connect().catch((error: unknown) => {
+      this.connected = undefined;
+      throw error;
+    });
     return this.connected;
   }
 

@@ -17,6 +17,8 @@ export interface ConsumerOptions {
   deadLetterTopic?: string;
   maxAttempts?: number;
   partitionsConsumedConcurrently?: number;
+  /** Failures that retrying cannot cure (beyond PermanentMessageError), e.g. a database's data errors. */
+  isPermanent?: (error: unknown) => boolean;
   /** Called after a record was dead-lettered, e.g. to answer the request that is now lost. */
   onDeadLetter?: (record: IncomingRecord, reason: string) => Promise<void>;
 }
@@ -77,7 +79,7 @@ export class ResilientConsumer {
         return;
       } catch (error) {
         lastError = error;
-        if (error instanceof PermanentMessageError) break;
+        if (error instanceof PermanentMessageError || this.options.isPermanent?.(error)) break;
         if (this.stopping) throw error; // not committed: the next owner of the partition gets it again
         const delay = Math.min(100 * 2 ** (attempt - 1), 5000);
         this.logger.warn({ err: error, topic: record.topic, offset: record.offset, attempt, delay }, 'record failed; retrying');

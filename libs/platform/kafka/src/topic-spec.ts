@@ -1,3 +1,4 @@
+import type { Admin } from 'kafkajs';
 import type { KafkaConnection } from './kafka-connection';
 
 export interface TopicSpec {
@@ -28,28 +29,47 @@ export const replyTopic = (name: string): TopicSpec => ({ name, partitions: 3, r
 /**
  * Creates topics up front with explicit partition counts: relying on auto-creation gives
  * "no leader for this topic-partition" at start-up. Existing topics are left as they are.
+ * Leaders are awaited by polling metadata rather than with kafkajs's `waitForLeaders`, which gives
+ * up on the UNKNOWN_TOPIC_OR_PARTITION a Kafka 4 broker briefly reports for a topic just created.
  */
-export async function ensureTopics(connection: KafkaConnection, specs: readonly TopicSpec[]): Promise<void> {
+export async function ensureTopics(connection: KafkaConnection, specs: readonly TopicSpec[], timeoutMs = 30_000): Promise<void> {
   const admin = connection.kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
     const missing = dedupe(specs).filter((spec) => !existing.has(connection.topic(spec.name)));
-    if (missing.length === 0) return;
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((spec) => ({
-        topic: connection.topic(spec.name),
-        numPartitions: spec.partitions,
-        replicationFactor: connection.settings.replicationFactor ?? 1,
-        configEntries: [
-          { name: 'retention.ms', value: String(spec.retentionMs) },
-          { name: 'max.message.bytes', value: String(spec.maxMessageBytes ?? MiB) },
-        ],
-      })),
-    });
+    if (missing.length > 0) {
+      await admin.createTopics({
+        waitForLeaders: false,
+        topics: missing.map((spec) => ({
+          topic: connection.topic(spec.name),
+          numPartitions: spec.partitions,
+          replicationFactor: connection.settings.replicationFactor ?? 1,
+          configEntries: [
+            { name: 'retention.ms', value: String(spec.retentionMs) },
+            { name: 'max.message.bytes', value: String(spec.maxMessageBytes ?? MiB) },
+          ],
+        })),
+      });
+    }
+    await waitForLeaders(admin, dedupe(specs).map((spec) => connection.topic(spec.name)), timeoutMs);
   } finally {
     await admin.disconnect();
+  }
+}
+
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      const ready = metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+      if (ready && metadata.length === topics.length) return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`topics have no leader after ${timeoutMs} ms: ${topics.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

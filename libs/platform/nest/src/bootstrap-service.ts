@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { MessageProducer, KafkaCommandServer, KafkaConnection } from '@seed/platform-kafka';
+import { isPermanentDatabaseError } from '@seed/platform-event-store';
 import { NestLoggerAdapter } from '@seed/platform-logging';
 
 export interface BootstrapOptions {
@@ -29,6 +30,7 @@ export async function bootstrapService(options: BootstrapOptions): Promise<INest
           connection: app.get(KafkaConnection),
           producer: app.get(MessageProducer),
           logger,
+          isPermanent: isPermanentDatabaseError,
           ...options.commands,
         }),
       },

@@ -31,7 +31,8 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   }
   const name = uniqueName('e2e');
-  const [messaging, agent, admin, healthBase] = await Promise.all([freePort(), freePort(), freePort(), freePortBlock(40)]);
+  const base = await freePortBlock();
+  const [messaging, agent, admin, healthBase] = [base, base + 1, base + 2, base + 10];
   const adminToken = randomBytes(24).toString('hex');
   const logDir = join(ROOT, '.local/e2e-logs');
   mkdirSync(logDir, { recursive: true });
@@ -101,22 +102,15 @@ function waitForReady(child: ChildProcess, name: string): Promise<void> {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** A base port with `size` free ports after it (back-end health ports are base + 0, 10, 20, 30). */
-async function freePortBlock(size: number): Promise<number> {
+/**
+ * A base port for one stack: the gateway takes base..base+2, the back-end services base+10, +20,
+ * +30, +40. Drawn below Linux's ephemeral range (32768+), where outgoing connections (Kafka,
+ * Postgres clients) could take a port between this check and the services' listen.
+ */
+async function freePortBlock(): Promise<number> {
   for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const ports = Array.from({ length: size / 10 }, (_, i) => base + i * 10);
+    const base = 10_000 + 50 * Math.floor(Math.random() * 400);
+    const ports = [base, base + 1, base + 2, base + 10, base + 20, base + 30, base + 40];
     if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
   }
 }

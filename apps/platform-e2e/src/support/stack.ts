@@ -1,0 +1,41 @@
+import { startStack, type RunningStack } from '@seed/platform-testing';
+import { SmsBatchDb } from './database';
+
+export interface StackContext {
+  readonly stack: RunningStack;
+  readonly db: SmsBatchDb;
+}
+
+/**
+ * One stack for the calling test file: started in beforeAll, stopped in afterAll. The stop also
+ * happens when the start outlived its hook, so a slow start never leaves five processes behind
+ * (which would keep Jest from exiting).
+ */
+export function useStack(extraEnv: Record<string, string> = {}): StackContext {
+  let starting: Promise<RunningStack> | undefined;
+  let stack: RunningStack | undefined;
+  let db: SmsBatchDb | undefined;
+
+  beforeAll(async () => {
+    starting = startStack(extraEnv);
+    stack = await starting;
+    db = new SmsBatchDb(stack);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    const started = await starting?.catch(() => undefined);
+    await started?.stop();
+  });
+
+  return {
+    get stack() {
+      if (!stack) throw new Error('the stack is not started');
+      return stack;
+    },
+    get db() {
+      if (!db) throw new Error('the stack is not started');
+      return db;
+    },
+  };
+}

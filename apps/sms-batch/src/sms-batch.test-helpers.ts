@@ -1,0 +1,28 @@
+import type { DataSource } from 'typeorm';
+import { eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import type { SmsBatchItem, SubmitBatchData } from '@seed/sms-batch-contracts';
+import { smsBatchService } from './sms-batch.service';
+
+/** The schema sms-batch migrates at boot: event store, read models, clientBatchId reservations. */
+export async function migrateSmsBatchSchema(dataSource: DataSource, schema: string): Promise<void> {
+  await runMigrations(dataSource, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...smsBatchService.migrations]);
+}
+
+/** A batch with queued and rejected messages of every kind the read models keep apart. */
+export function mixedBatch(subAccountId: string, extra: Partial<SubmitBatchData> = {}): SubmitBatchData {
+  const messages: SmsBatchItem[] = [
+    { destination: '+44 7400 123456', clientMessageId: 'm-1' },
+    { destination: '+4915123456789', text: 'Grüße, 你好', encoding: 'UCS2', dlrCallbackUrl: 'https://example.test/dlr' },
+    { destination: '+33612345678', scheduled: '2099-01-01T00:00:00Z', expiry: '2099-01-02T00:00:00.000Z' },
+    { destination: 'not a number', clientMessageId: 'm-4' },
+    { destination: '+447400123457', text: '' },
+  ];
+  return {
+    accountId: 'acme',
+    subAccountId,
+    includeMessagesInResponse: true,
+    template: { text: 'Hello from the integration test', source: 'Seed' },
+    messages,
+    ...extra,
+  };
+}

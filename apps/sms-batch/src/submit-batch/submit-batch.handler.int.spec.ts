@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { CommandReply } from '@seed/contracts';
+import { EventStore, ProcessedMessages } from '@seed/platform-event-store';
+import type { CommandContext } from '@seed/platform-kafka';
+import { ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
+import {
+  batchStreamId,
+  messageStreamId,
+  type BatchResponse,
+  type BatchSubmittedV1,
+  type MessageQueuedV1,
+  type SubmitBatchCommand,
+  type SubmitBatchData,
+} from '@seed/sms-batch-contracts';
+import { migrateSmsBatchSchema, mixedBatch } from '../sms-batch.test-helpers';
+import { SubmitBatchHandler } from './submit-batch.handler';
+
+const schema = uniqueName('it_submit_batch');
+const store = new EventStore(schema);
+let ds: DataSource;
+let handler: SubmitBatchHandler;
+
+const commandOf = (data: SubmitBatchData, commandId = randomUUID()): SubmitBatchCommand => ({
+  commandId,
+  type: 'SubmitBatch',
+  issuedAt: new Date().toISOString(),
+  data,
+});
+const contextOf = (command: SubmitBatchCommand): CommandContext => ({
+  correlationId: `corr-${command.commandId}`,
+  causationId: command.commandId,
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+});
+const submit = (command: SubmitBatchCommand): Promise<CommandReply<BatchResponse>> => handler.submit(command, contextOf(command));
+
+async function accepted(command: SubmitBatchCommand): Promise<BatchResponse> {
+  const reply = await submit(command);
+  if (!reply.ok) throw new Error(`rejected: ${JSON.stringify(reply.failure)}`);
+  return reply.result;
+}
+
+const countEvents = async (where = 'true', params: unknown[] = []): Promise<number> =>
+  (await ds.query(`SELECT count(*)::int AS n FROM "${schema}".events WHERE ${where}`, params))[0].n;
+const batchesWithClientBatchId = async (subAccountId: string, clientBatchId: string): Promise<number> =>
+  countEvents(`type = 'BatchSubmitted' AND data->>'subAccountId' = $1 AND data->>'clientBatchId' = $2`, [subAccountId, clientBatchId]);
+
+beforeAll(async () => {
+  ds = await openTestDataSource(8);
+  await migrateSmsBatchSchema(ds, schema);
+  const logger = testLogger();
+  handler = new SubmitBatchHandler(
+    ds,
+    store,
+    new ProcessedMessages(schema),
+    new SubscriptionRegistry(ds, store, logger),
+    new ServiceSchema(schema),
+    logger,
+  );
+});
+
+afterAll(async () => {
+  await dropSchema(ds, schema);
+  await ds.destroy();
+});
+
+describe('SubmitBatchHandler', () => {
+  it('records the batch and one event per message, with the command as cause and the request as correlation', async () => {
+    const command = commandOf(mixedBatch('acme_hq', { clientBatchId: 'cb-events' }));
+    const response = await accepted(command);
+
+    expect(response).toMatchObject({ clientBatchId: 'cb-events', acceptedCount: 3, rejectedCount: 2 });
+    expect(response.messages?.map((m) => m.status.code)).toEqual(['QUEUED', 'QUEUED', 'QUEUED', 'REJECTED', 'REJECTED']);
+    const umids = response.messages!.map((m) => m.umid);
+
+    const [batchEvent, ...rest] = await store.readStream(ds, batchStreamId(response.batchId));
+    expect(rest).toEqual([]);
+    expect(batchEvent).toMatchObject({
+      type: 'BatchSubmitted',
+      streamPosition: 1,
+      correlationId: `corr-${command.commandId}`,
+      causationId: command.commandId,
+      traceparent: contextOf(command).traceparent,
+    });
+    const batch = batchEvent!.data as BatchSubmittedV1;
+    expect(batch).toMatchObject({ batchId: response.batchId, clientBatchId: 'cb-events', accountId: 'acme', subAccountId: 'acme_hq', umids });
+
+    const streams = await store.readStreams(ds, umids.map(messageStreamId));
+    const firstEvents = umids.map((umid) => {
+      const events = streams.get(messageStreamId(umid))!;
+      expect(events).toHaveLength(1);
+      return events[0]!;
+    });
+    expect(firstEvents.map((e) => e.type)).toEqual(['MessageQueued', 'MessageQueued', 'MessageQueued', 'MessageRejected', 'MessageRejected']);
+    firstEvents.forEach((e, index) => {
+      // Same correlation and cause as the batch event, and the same transaction.
+      expect(e).toMatchObject({ correlationId: batchEvent!.correlationId, causationId: command.commandId, transactionId: batchEvent!.transactionId });
+      expect(e.data).toMatchObject({ umid: umids[index], batchId: response.batchId, index });
+    });
+    expect((firstEvents[0]!.data as MessageQueuedV1).destination).toBe('447400123456');
+  });
+
+  it('appends once for the same command delivered twice and answers both times alike', async () => {
+    const command = commandOf(mixedBatch('acme_hq'));
+    const first = await submit(command);
+    const eventsAfterFirst = await countEvents();
+    const again = await submit(command);
+
+    expect(first.ok).toBe(true);
+    expect(again).toEqual(first);
+    expect(await countEvents()).toBe(eventsAfterFirst);
+    expect(await countEvents(`metadata->>'causationId' = $1`, [command.commandId])).toBe(1 + command.data.messages.length);
+  });
+
+  it('answers a new command with a known clientBatchId with the first batch id and umids, per sub-account', async () => {
+    const first = await accepted(commandOf(mixedBatch('acme_hq', { clientBatchId: 'cb-dup' })));
+    const eventsBefore = await countEvents();
+
+    const second = await accepted(commandOf(mixedBatch('acme_hq', { clientBatchId: 'cb-dup' })));
+    expect(second).toEqual(first);
+    // Even a different body: the client's key names the batch it already sent.
+    const different = await accepted(commandOf(mixedBatch('acme_hq', { clientBatchId: 'cb-dup', messages: [{ destination: '+447400999999' }] })));
+    expect(different.batchId).toBe(first.batchId);
+    expect(different.messages?.map((m) => m.umid)).toEqual(first.messages?.map((m) => m.umid));
+    expect(await countEvents()).toBe(eventsBefore);
+
+    const otherSubAccount = await accepted(commandOf(mixedBatch('acme_eu', { clientBatchId: 'cb-dup' })));
+    expect(otherSubAccount.batchId).not.toBe(first.batchId);
+    expect(await batchesWithClientBatchId('acme_hq', 'cb-dup')).toBe(1);
+    expect(await batchesWithClientBatchId('acme_eu', 'cb-dup')).toBe(1);
+  });
+
+  it('decides one batch when several commands with the same clientBatchId race', async () => {
+    const commands = [1, 2, 3].map(() => commandOf(mixedBatch('acme_race', { clientBatchId: 'cb-race' })));
+    const responses = await Promise.all(commands.map(accepted));
+
+    expect(new Set(responses.map((r) => r.batchId)).size).toBe(1);
+    expect(responses[1]).toEqual(responses[0]);
+    expect(responses[2]).toEqual(responses[0]);
+    expect(await batchesWithClientBatchId('acme_race', 'cb-race')).toBe(1);
+    expect(await countEvents(`data->>'clientBatchId' = 'cb-race'`)).toBe(1 + 5);
+  });
+});

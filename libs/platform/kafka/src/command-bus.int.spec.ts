@@ -1,0 +1,141 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { Controller, Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import { MessageHeader, type CommandMessage, type CommandReply } from '@seed/contracts';
+// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { eventually, testKafka, testLogger, uniqueName } from '@seed/platform-testing';
+import { CommandBus } from './command-bus';
+import { KafkaCommandServer, type CommandContext } from './command-server';
+import type { KafkaConnection } from './kafka-connection';
+import { deleteTopicsAndGroups, jsonOf, TopicRecorder } from './kafka.test-helpers';
+import { MessageProducer } from './message-producer';
+import { commandTopic, deadLetterTopic, ensureTopics, replyTopic } from './topic-spec';
+
+const COMMANDS = 'ping.commands';
+const NOBODY = 'nobody.commands';
+const REPLIES = 'replies';
+
+const received: CommandMessage<{ text: string }>[] = [];
+
+interface PingResult {
+  pong: string;
+  context: CommandContext;
+}
+
+@Controller()
+class PingController {
+  @MessagePattern('Ping')
+  ping(@Payload() command: CommandMessage<{ text: string }>, @Ctx() context: CommandContext): CommandReply<PingResult> {
+    received.push(command);
+    return { ok: true, result: { pong: command.data.text.toUpperCase(), context } };
+  }
+}
+
+@Module({ controllers: [PingController] })
+class PingModule {}
+
+let kafka: KafkaConnection;
+let serverProducer: MessageProducer;
+let busProducer: MessageProducer;
+let app: INestApplication | undefined;
+let bus: CommandBus;
+let impatientBus: CommandBus;
+let deadLetters: TopicRecorder;
+
+const command = (type: string, text: string): CommandMessage<{ text: string }> => ({
+  commandId: randomUUID(),
+  type,
+  issuedAt: new Date().toISOString(),
+  data: { text },
+});
+
+beforeAll(async () => {
+  kafka = testKafka(uniqueName('it_command_bus'));
+  await ensureTopics(kafka, [commandTopic(COMMANDS), deadLetterTopic(COMMANDS), commandTopic(NOBODY), replyTopic(REPLIES)]);
+  const logger = testLogger();
+  serverProducer = new MessageProducer(kafka);
+  busProducer = new MessageProducer(kafka);
+
+  app = await NestFactory.create(PingModule, { logger: false });
+  app.connectMicroservice({
+    strategy: new KafkaCommandServer({ connection: kafka, producer: serverProducer, logger, topic: COMMANDS, groupId: 'ping-service' }),
+  });
+  await app.startAllMicroservices();
+  await app.init();
+
+  bus = new CommandBus(kafka, busProducer, logger, { replyTopic: REPLIES, instanceId: 'gateway-1', timeoutMs: 20_000 });
+  impatientBus = new CommandBus(kafka, busProducer, logger, { replyTopic: REPLIES, instanceId: 'gateway-2', timeoutMs: 1500 });
+  await bus.start();
+  await impatientBus.start();
+  deadLetters = await new TopicRecorder(kafka, [deadLetterTopic(COMMANDS).name]).start();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await bus?.stop();
+  await impatientBus?.stop();
+  await deadLetters?.stop();
+  await serverProducer?.disconnect();
+  await busProducer?.disconnect();
+  if (kafka) await deleteTopicsAndGroups(kafka);
+});
+
+describe('CommandBus and KafkaCommandServer', () => {
+  it('answers a request with the reply of the @MessagePattern handler, with the correlation carried through', async () => {
+    const ping = command('Ping', 'hello');
+    const reply = await bus.request<PingResult>(COMMANDS, 'key-1', ping, 'corr-hello');
+
+    expect(reply).toEqual({
+      ok: true,
+      result: { pong: 'HELLO', context: { correlationId: 'corr-hello', causationId: ping.commandId, traceparent: null } },
+    });
+    expect(received.filter((c) => c.commandId === ping.commandId)).toHaveLength(1);
+  });
+
+  it('answers several concurrent requests, each with its own reply', async () => {
+    const pings = ['a', 'b', 'c', 'd', 'e'].map((text) => command('Ping', text));
+    const replies = await Promise.all(pings.map((p, i) => bus.request<{ pong: string }>(COMMANDS, `key-${i}`, p, `corr-${i}`)));
+    expect(replies.map((r) => (r.ok ? r.result.pong : r.failure.message))).toEqual(['A', 'B', 'C', 'D', 'E']);
+  });
+
+  it('dead-letters a command nobody handles and answers the waiting requester with a 500 instead of letting it hang', async () => {
+    const unknown = command('Pong', 'nobody listens');
+    const started = Date.now();
+    const reply = await bus.request(COMMANDS, 'key-2', unknown, 'corr-unknown');
+
+    expect(Date.now() - started).toBeLessThan(10_000); // far below the bus's own 20 s timeout
+    expect(reply).toEqual({ ok: false, failure: { status: 500, code: 2000, message: expect.any(String) } });
+
+    const dead = await eventually(async () =>
+      deadLetters.of(deadLetterTopic(COMMANDS).name).find((r) => r.headers[MessageHeader.MessageId] === unknown.commandId),
+    );
+    expect(jsonOf(dead)).toEqual(unknown);
+    // The reason goes to the dead letter, for the operator; the client only learns that it failed.
+    expect(dead.headers[MessageHeader.DeadLetterReason]).toBe('PermanentMessageError: no handler for command type Pong');
+    expect(dead.headers[MessageHeader.ReplyTo]).toBe(REPLIES);
+
+    // The server goes on with the next command.
+    const after = await bus.request<{ pong: string }>(COMMANDS, 'key-2', command('Ping', 'still here'), 'corr-after');
+    expect(after).toMatchObject({ ok: true, result: { pong: 'STILL HERE' } });
+  });
+
+  it('gives the 503 failure when no service answers in time, and ignores replies addressed to another instance', async () => {
+    const started = Date.now();
+    const reply = await impatientBus.request(NOBODY, 'key-3', command('Ping', 'anyone?'), 'corr-timeout');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    expect(reply).toEqual({
+      ok: false,
+      failure: { status: 503, code: 2000, message: expect.any(String), retryAfterSeconds: 5 },
+    });
+
+    // Both buses read the same reply topic; each resolves only its own requests.
+    const [mine, theirs] = await Promise.all([
+      impatientBus.request<{ pong: string }>(COMMANDS, 'key-4', command('Ping', 'mine'), 'corr-mine'),
+      bus.request<{ pong: string }>(COMMANDS, 'key-4', command('Ping', 'theirs'), 'corr-theirs'),
+    ]);
+    expect([mine, theirs].map((r) => (r.ok ? r.result.pong : `failed ${r.failure.status}`))).toEqual(['MINE', 'THEIRS']);
+  });
+});
