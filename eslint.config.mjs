@@ -9,6 +9,26 @@ import tseslint from 'typescript-eslint';
 
 const frameworks = ['@nestjs/*', 'typeorm', 'kafkajs', 'pg', 'express'];
 
+const boundaries = {
+  enforceBuildableLibDependency: false,
+  allow: [],
+  depConstraints: [
+    { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'], bannedExternalImports: frameworks },
+    { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: frameworks },
+    { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'scope:shared'] },
+    { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'scope:shared'] },
+    { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app', 'type:testing', 'type:e2e'] },
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:contracts', 'type:platform'] },
+    { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+    { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared', 'scope:platform', 'type:contracts'] },
+    { sourceTag: 'scope:sms-batch', onlyDependOnLibsWithTags: ['scope:sms-batch', 'scope:shared', 'scope:platform', 'type:contracts'] },
+    { sourceTag: 'scope:verification', onlyDependOnLibsWithTags: ['scope:verification', 'scope:shared', 'scope:platform', 'type:contracts'] },
+    { sourceTag: 'scope:agent-token', onlyDependOnLibsWithTags: ['scope:agent-token', 'scope:shared', 'scope:platform', 'type:contracts'] },
+    { sourceTag: 'scope:webhook-dispatcher', onlyDependOnLibsWithTags: ['scope:webhook-dispatcher', 'scope:shared', 'scope:platform', 'type:contracts'] },
+    { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared', 'type:contracts', 'type:testing'] },
+  ],
+};
+
 export default [
   { ignores: ['**/node_modules/**', 'dist/**', '.local/**', '.nx/**', 'coverage/**', '**/*.mjs', '**/*.js'] },
   js.configs.recommended,
@@ -17,28 +37,7 @@ export default [
     files: ['**/*.ts'],
     plugins: { '@nx': nx },
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'], bannedExternalImports: frameworks },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: frameworks },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'scope:shared'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'scope:shared'] },
-            { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app', 'type:testing', 'type:e2e'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:contracts', 'type:platform'] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared', 'scope:platform', 'type:contracts'] },
-            { sourceTag: 'scope:sms-batch', onlyDependOnLibsWithTags: ['scope:sms-batch', 'scope:shared', 'scope:platform', 'type:contracts'] },
-            { sourceTag: 'scope:verification', onlyDependOnLibsWithTags: ['scope:verification', 'scope:shared', 'scope:platform', 'type:contracts'] },
-            { sourceTag: 'scope:agent-token', onlyDependOnLibsWithTags: ['scope:agent-token', 'scope:shared', 'scope:platform', 'type:contracts'] },
-            { sourceTag: 'scope:webhook-dispatcher', onlyDependOnLibsWithTags: ['scope:webhook-dispatcher', 'scope:shared', 'scope:platform', 'type:contracts'] },
-            { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared', 'type:contracts', 'type:testing'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': ['error', boundaries],
       '@typescript-eslint/no-explicit-any': 'warn',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       'no-console': ['error', { allow: ['error'] }],
@@ -47,5 +46,12 @@ export default [
   {
     files: ['**/*.spec.ts', 'tools/**/*.ts', 'libs/platform/testing/**/*.ts'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
+    // Tests may use the shared test harness wherever they live; nothing else may.
+    files: ['**/*.spec.ts', '**/*.test-helpers.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': ['error', { ...boundaries, allow: ['@seed/platform-testing'] }],
+    },
   },
 ];

@@ -35,10 +35,15 @@ export class MessagesProjection implements Projection {
   }
 
   async handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void> {
-    const rows = events.flatMap((e) => {
-      const row = toRow(e);
-      return row ? [row] : [];
-    });
+    // One row per umid and statement: Postgres refuses to upsert the same row twice in one
+    // INSERT, so only the latest event of each message in this batch of events is written.
+    const latest = new Map<string, MessageRow>();
+    for (const event of events) {
+      const row = toRow(event);
+      const seen = row && latest.get(row.umid);
+      if (row && (!seen || seen.stream_position < row.stream_position)) latest.set(row.umid, row);
+    }
+    const rows = [...latest.values()];
     if (rows.length === 0) return;
     await db.query(
       `INSERT INTO ${this.s}.messages AS m

@@ -9,8 +9,6 @@ import {
   type Projection,
   type StoredEvent,
 } from '@seed/platform-event-store';
-// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { dropSchema, eventually, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import { decideSubmitBatch, initialBatchState } from '@seed/sms-batch-domain';
 import { batchStreamId, messageStreamId, RejectionDescription, type SubmitBatchData } from '@seed/sms-batch-contracts';

@@ -4,8 +4,6 @@ import type { CommandReply } from '@seed/contracts';
 import { EventStore, ProcessedMessages } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
-// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import {
   batchStreamId,

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
-// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { dropSchema, eventually, openTestDataSource, uniqueName } from '@seed/platform-testing';
 import { ConcurrencyError, EventStore, type AppendMetadata } from './event-store';
 import { eventStoreMigrations } from './event-store.migrations';

@@ -78,7 +78,10 @@ export class EventSubscription {
     let total = 0;
     for (;;) {
       const handled = await this.processBatch();
-      if (handled === null) continue; // another replica holds the lock; it will finish
+      if (handled === null) {
+        await this.pause(this.idleMs); // another replica holds the lock; wait for it to let go
+        continue;
+      }
       total += handled;
       if (handled < this.batchSize) return total;
     }

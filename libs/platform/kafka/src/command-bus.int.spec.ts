@@ -4,8 +4,6 @@ import { Controller, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { MessageHeader, type CommandMessage, type CommandReply } from '@seed/contracts';
-// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { eventually, testKafka, testLogger, uniqueName } from '@seed/platform-testing';
 import { CommandBus } from './command-bus';
 import { KafkaCommandServer, type CommandContext } from './command-server';

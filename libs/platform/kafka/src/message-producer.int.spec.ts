@@ -1,7 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
-// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { eventually, testKafka, uniqueName } from '@seed/platform-testing';
 import type { KafkaConnection } from './kafka-connection';
 import { deleteTopicsAndGroups, jsonOf, TopicRecorder } from './kafka.test-helpers';

@@ -12,8 +12,6 @@ import {
   type EventRow,
   type StoredEvent,
 } from '@seed/platform-event-store';
-// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { dropSchema, eventually, openTestDataSource, testKafka, testLogger, uniqueName } from '@seed/platform-testing';
 import type { KafkaConnection } from './kafka-connection';
 import type { IncomingRecord } from './kafka-record';

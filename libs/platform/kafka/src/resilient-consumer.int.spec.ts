@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { MessageHeader } from '@seed/contracts';
-// Specs use the shared test fixtures; the module-boundary rule cannot tell a spec from library code.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { eventually, testKafka, testLogger, uniqueName } from '@seed/platform-testing';
 import type { KafkaConnection } from './kafka-connection';
 import type { IncomingRecord } from './kafka-record';
