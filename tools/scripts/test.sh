@@ -13,6 +13,8 @@ npx tsc -p tsconfig.json --noEmit
 echo "[test] unit"
 npx jest --selectProjects unit --silent
 echo "[test] infrastructure"
+# What this run starts, it stops; infrastructure that was already running is left running.
+if ! bash tools/infra/infra.sh status >/dev/null 2>&1; then trap 'bash tools/infra/infra.sh down >/dev/null 2>&1 || true' EXIT; fi
 bash tools/infra/infra.sh up
 set -a; . .local/infra.env; set +a
 node tools/scripts/build.mjs

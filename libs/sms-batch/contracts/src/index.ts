@@ -1,2 +1,3 @@
 export * from './sms-batch.commands';
 export * from './sms-batch.events';
+export * from './sms-message-lifecycle.events';

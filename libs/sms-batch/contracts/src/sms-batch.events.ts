@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@seed/contracts';
+import type { MessageDeliveredV1, MessageSentV1, MessageUndeliveredV1, ReceiptRecordedV1 } from './sms-message-lifecycle.events';
 
 /** Public event topic of sms-batch: every event below, keyed by stream id, kept forever. */
 export const SMS_BATCH_EVENT_TOPIC = 'sms-batch.events.v1';
@@ -70,4 +71,8 @@ export interface MessageRejectedV1 extends MessageIdentity {
 export type SmsBatchEvent =
   | EventEnvelope<BatchSubmittedV1, 'BatchSubmitted'>
   | EventEnvelope<MessageQueuedV1, 'MessageQueued'>
-  | EventEnvelope<MessageRejectedV1, 'MessageRejected'>;
+  | EventEnvelope<MessageRejectedV1, 'MessageRejected'>
+  | EventEnvelope<MessageSentV1, 'MessageSent'>
+  | EventEnvelope<MessageDeliveredV1, 'MessageDelivered'>
+  | EventEnvelope<MessageUndeliveredV1, 'MessageUndelivered'>
+  | EventEnvelope<ReceiptRecordedV1, 'ReceiptRecorded'>;

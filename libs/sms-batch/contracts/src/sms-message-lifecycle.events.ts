@@ -1,0 +1,65 @@
+/**
+ * What happens to a queued message after acceptance, each an event in the message's stream
+ * (`sms-message-<umid>`) on SMS_BATCH_EVENT_TOPIC. Every event repeats the message's reference so a
+ * subscriber (the webhook dispatcher, anyone's consumer) needs no state of its own.
+ *
+ * States: queued -> sent -> delivered | undelivered; rejected at acceptance. A final state never
+ * moves back: receipts arriving after it are recorded as ReceiptRecorded and change nothing.
+ */
+export interface MessageRef {
+  umid: string;
+  batchId: string;
+  clientBatchId: string | null;
+  clientMessageId: string | null;
+  accountId: string;
+  subAccountId: string;
+  destination: string;
+  source: string | null;
+  smsCount: number;
+  dlrCallbackUrl: string | null;
+}
+
+/** Handed to the carrier: every part was accepted with a carrier message id. */
+export interface MessageSentV1 extends MessageRef {
+  /** One per part, in part order, as the carrier gave them (decimal or hex). */
+  carrierMessageIds: string[];
+  sentAt: string;
+}
+
+/** The receipt fields as the carrier sent them (text parsed leniently; the message_state TLV wins). */
+export interface CarrierReceipt {
+  carrierMessageId: string;
+  /** DELIVRD, UNDELIV, EXPIRED, REJECTD, DELETED, UNKNOWN, ACCEPTD, ENROUTE. */
+  stat: string;
+  /** The carrier's error code (`err:` field), '000' when none. */
+  err: string;
+  submitDate: string | null;
+  doneDate: string | null;
+  receivedAt: string;
+}
+
+/** Every part was delivered. */
+export interface MessageDeliveredV1 extends MessageRef {
+  receipts: CarrierReceipt[];
+  deliveredAt: string;
+}
+
+export type UndeliveredReason = 'expired' | 'carrier-rejected' | 'receipt';
+
+/** Final failure: expired before hand-off, refused by the carrier, or a failure receipt. */
+export interface MessageUndeliveredV1 extends MessageRef {
+  reason: UndeliveredReason;
+  /** Human detail, e.g. "expiry passed before hand-off", "EXPIRED", "submit_sm refused: 0x0000000B". */
+  detail: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+  receipt: CarrierReceipt | null;
+  undeliveredAt: string;
+}
+
+/** A receipt that changed no state: one part of several, a duplicate, or one after a final state. */
+export interface ReceiptRecordedV1 extends MessageRef {
+  receipt: CarrierReceipt;
+  /** Why it changed nothing. */
+  note: 'part-delivered' | 'duplicate' | 'after-final-state' | 'not-final';
+}
