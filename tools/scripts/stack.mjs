@@ -13,7 +13,14 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const env = process.env;
 const healthBase = Number(env.HEALTH_PORT_BASE ?? 3110);
 
+// Without SMPP_URL the platform sends to the SMSC simulator, started first as a service of its own.
+const simulated = !env.SMPP_URL;
+const smscPort = Number(env.SMSC_PORT ?? 2775);
+const smscHttpPort = Number(env.SMSC_HTTP_PORT ?? 2776);
+if (simulated) env.SMPP_URL = `smpp://${env.SMSC_SYSTEM_ID ?? 'seed'}:${env.SMSC_PASSWORD ?? 'secret'}@127.0.0.1:${smscPort}`;
+
 export const services = [
+  ...(simulated ? [{ name: 'smsc-simulator', port: smscHttpPort, main: 'dist/tools/smsc-simulator/src/main.js', health: '/health' }] : []),
   { name: 'sms-batch', port: healthBase },
   { name: 'verification', port: healthBase + 10 },
   { name: 'agent-token', port: healthBase + 20 },
@@ -25,8 +32,9 @@ const children = new Map();
 let stopping = false;
 
 function start(service) {
-  const childEnv = { ...env, ...(service.name === 'api-gateway' ? {} : { HEALTH_PORT: String(service.port) }) };
-  const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'dist/apps', service.name, 'src/main.js')], {
+  const childEnv = { ...env, ...(service.name === 'api-gateway' || service.main ? {} : { HEALTH_PORT: String(service.port) }) };
+  const main = join(root, service.main ?? join('dist/apps', service.name, 'src/main.js'));
+  const child = spawn(process.execPath, ['--enable-source-maps', main], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Own process group: Ctrl-C reaches only this launcher, which then stops each service with
@@ -52,7 +60,7 @@ async function waitReady(service, deadline) {
   while (Date.now() < deadline) {
     if (!children.has(service.name)) throw new Error(`${service.name} exited during start-up`);
     try {
-      const res = await fetch(`http://127.0.0.1:${service.port}/health/ready`);
+      const res = await fetch(`http://127.0.0.1:${service.port}${service.health ?? '/health/ready'}`);
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -95,6 +103,7 @@ function printBanner() {
   Messaging API  http://${host}:${env.MESSAGING_API_PORT ?? 3000}   (POST /sms/v1/{subAccountId}/many)
   Agent API      http://${host}:${env.AGENT_API_PORT ?? 3001}
   Admin API      http://${host}:${env.ADMIN_API_PORT ?? 3002}   (Authorization: Bearer <ADMIN_TOKEN>, kept in .local/admin-token)
+  Carrier        ${simulated ? `SMSC simulator on smpp://127.0.0.1:${smscPort}; what it received: http://${host}:${smscHttpPort}/messages` : 'SMPP_URL'}
 
   Create an account and its first API key:
     npm run admin -- create-account acme

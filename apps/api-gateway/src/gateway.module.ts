@@ -13,6 +13,7 @@ import { GatewayConfig } from './gateway.config';
 import { GATEWAY_REPLY_TOPIC, gatewayService } from './gateway.service';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { SmsBatchController } from './sms/sms-batch.controller';
+import { SmsReadController } from './sms/sms-read.controller';
 
 @Module({})
 export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
@@ -25,7 +26,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: GatewayModule,
       imports: [PlatformModule.forService(gatewayService, config, logger)],
-      controllers: [AdminController, SmsBatchController],
+      controllers: [AdminController, SmsBatchController, SmsReadController],
       providers: [
         { provide: GatewayConfig, useValue: config },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -1,5 +1,45 @@
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { PlatformConfig } from '@seed/platform-config';
 
 export class SmsBatchConfig extends PlatformConfig {
   override HEALTH_PORT = 3110;
+
+  /** The carrier: `smpp://system_id:password@host:port`. Empty: messages stay queued (nothing is sent). */
+  @Matches(/^(smpp:\/\/[^@/]+@[^/:]+(:\d+)?)?$/, { message: 'SMPP_URL must be smpp://system_id:password@host:port' })
+  SMPP_URL = '';
+
+  /** submit_sm awaiting their response at once. */
+  @IsInt() @Min(1) @Max(1000)
+  SMPP_WINDOW = 50;
+
+  @IsInt() @Min(1000) @Max(600_000)
+  SMPP_ENQUIRE_LINK_MS = 30_000;
+
+  @IsInt() @Min(100) @Max(120_000)
+  SMPP_RESPONSE_TIMEOUT_MS = 10_000;
+
+  @IsInt() @Min(100) @Max(600_000)
+  SMPP_RECONNECT_MAX_MS = 30_000;
+
+  /** Sender id of messages that give no `source`. */
+  @IsString() @Matches(/^[A-Za-z0-9 ]{1,11}$|^\+?\d{1,16}$/)
+  SMS_DEFAULT_SOURCE = 'Seed';
+
+  /** Messages claimed from the queue per round. */
+  @IsInt() @Min(1) @Max(5000)
+  SEND_CLAIM_SIZE = 500;
+
+  /** How long a claim holds a message; a sender that dies gives its messages back after this. */
+  @IsInt() @Min(1000) @Max(3_600_000)
+  SEND_LEASE_MS = 60_000;
+
+  @IsInt() @Min(10) @Max(10_000)
+  SEND_IDLE_MS = 100;
+
+  /** Backoff after a temporary refusal (throttling, queue full): doubles per attempt up to the max. */
+  @IsInt() @Min(10) @Max(600_000)
+  SEND_RETRY_BASE_MS = 1000;
+
+  @IsInt() @Min(10) @Max(3_600_000)
+  SEND_RETRY_MAX_MS = 60_000;
 }

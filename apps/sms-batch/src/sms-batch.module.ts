@@ -5,6 +5,8 @@ import { PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platf
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SmsBatchConfig } from './sms-batch.config';
 import { smsBatchProjections, smsBatchService } from './sms-batch.service';
+import { MessageQueriesHandler } from './queries/message-queries.handler';
+import { SendingModule } from './sending/sending.module';
 import { SubmitBatchHandler } from './submit-batch/submit-batch.handler';
 
 @Module({})
@@ -18,8 +20,8 @@ export class SmsBatchModule implements OnModuleInit {
   static register(config: SmsBatchConfig, logger: Logger): DynamicModule {
     return {
       module: SmsBatchModule,
-      imports: [PlatformModule.forService(smsBatchService, config, logger)],
-      controllers: [SubmitBatchHandler],
+      imports: [PlatformModule.forService(smsBatchService, config, logger), SendingModule.register(config)],
+      controllers: [SubmitBatchHandler, MessageQueriesHandler],
     };
   }
 

@@ -3,14 +3,20 @@ import type { ServiceDefinition } from '@seed/platform-nest';
 import { SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { BatchesProjection } from './read-models/batches.projection';
 import { MessagesProjection } from './read-models/messages.projection';
-import { clientBatchMigrations, readModelMigrations } from './read-models/read-model.migrations';
+import { clientBatchMigrations, messageErrorMigrations, readModelMigrations } from './read-models/read-model.migrations';
+import { OutboundQueueProjection } from './sending/outbound-queue.projection';
+import { sendingMigrations } from './sending/sending.migrations';
 
 export const smsBatchService: ServiceDefinition = {
   name: 'sms-batch',
   schema: 'sms_batch',
-  migrations: [...readModelMigrations, ...clientBatchMigrations],
+  migrations: [...readModelMigrations, ...clientBatchMigrations, ...sendingMigrations, ...messageErrorMigrations],
   topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), deadLetterTopic(SMS_BATCH_COMMAND_TOPIC), eventTopic(SMS_BATCH_EVENT_TOPIC)],
 };
 
-/** Every read model of the service; `npm run replay -- sms-batch` rebuilds them all. */
-export const smsBatchProjections = (schema: string) => [new BatchesProjection(schema), new MessagesProjection(schema)];
+/** Every read model of the service (the outbound queue too); `npm run replay -- sms-batch` rebuilds them all. */
+export const smsBatchProjections = (schema: string) => [
+  new BatchesProjection(schema),
+  new MessagesProjection(schema),
+  new OutboundQueueProjection(schema),
+];

@@ -38,6 +38,17 @@ export const readModelMigrations: Migration[] = [
   },
 ];
 
+/** Carrier errors of undelivered messages. */
+export const messageErrorMigrations: Migration[] = [
+  {
+    id: '004-message-errors',
+    statements: (s) => [
+      `ALTER TABLE ${s}.messages ADD COLUMN IF NOT EXISTS error_code text`,
+      `ALTER TABLE ${s}.messages ADD COLUMN IF NOT EXISTS error_message text`,
+    ],
+  },
+];
+
 /** Write-side uniqueness of `clientBatchId` per sub-account, reserved in the deciding transaction. */
 export const clientBatchMigrations: Migration[] = [
   {

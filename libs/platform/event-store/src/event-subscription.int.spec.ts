@@ -201,4 +201,26 @@ describe('EventSubscription', () => {
     }
     expect(overlaps).toBe(0);
   });
+
+  it('orders transactions by number, not by their text (transaction 9 before transaction 10)', async () => {
+    const own = uniqueName('it_subscription_xid');
+    await runMigrations(ds, own, [{ id: '000-event-store', statements: eventStoreMigrations }]);
+    try {
+      // Transaction ids are assigned by Postgres; old ones are written here directly, as a log
+      // that has lived through xid 9 and 10 (or 999 and 1000) holds them.
+      for (const [xid, n] of [['10', 2], ['9', 1]] as const) {
+        await ds.query(
+          `INSERT INTO "${own}".events (transaction_id, event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at)
+           VALUES ($1::xid8, $2, $3, 1, 'Ticked', 1, $4, '{}', now())`,
+          [xid, randomUUID(), `xid-${n}`, JSON.stringify({ n })],
+        );
+      }
+      const seen: number[] = [];
+      const handler: EventHandler = { name: newName(), handle: async (events) => void seen.push(...events.map((e) => (e.data as { n: number }).n)) };
+      await new EventSubscription(ds, new EventStore(own), handler, logger).catchUp();
+      expect(seen).toEqual([1, 2]);
+    } finally {
+      await dropSchema(ds, own);
+    }
+  });
 });

@@ -99,11 +99,13 @@ export class EventSubscription {
            FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`,
         [this.handler.name],
       );
+      // ORDER BY names the table's columns: a bare `transaction_id` would mean the text alias of
+      // EVENT_COLUMNS and sort "10" before "9".
       const rows: EventRow[] = await tx.query(
         `SELECT ${EVENT_COLUMNS} FROM ${this.s}.events
           WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
             AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          ORDER BY transaction_id, global_position
+          ORDER BY events.transaction_id, events.global_position
           LIMIT $3`,
         [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', this.batchSize],
       );

@@ -13,6 +13,8 @@ export interface RunningStack {
   agentUrl: string;
   adminUrl: string;
   adminToken: string;
+  /** The SMSC simulator's inspection API (GET /messages ...), when the stack uses it. */
+  smscUrl: string;
   /** Topic prefix (with trailing dot) and schema prefix the stack runs under. */
   topicPrefix: string;
   schemaPrefix: string;
@@ -32,7 +34,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   }
   const name = uniqueName('e2e');
   const base = await freePortBlock();
-  const [messaging, agent, admin, healthBase] = [base, base + 1, base + 2, base + 10];
+  const [messaging, agent, admin, smsc, smscHttp, healthBase] = [base, base + 1, base + 2, base + 3, base + 4, base + 10];
   const adminToken = randomBytes(24).toString('hex');
   const logDir = join(ROOT, '.local/e2e-logs');
   mkdirSync(logDir, { recursive: true });
@@ -47,6 +49,8 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     ADMIN_API_PORT: String(admin),
     HTTP_HOST: '127.0.0.1',
     HEALTH_PORT_BASE: String(healthBase),
+    SMSC_PORT: String(smsc),
+    SMSC_HTTP_PORT: String(smscHttp),
     DATABASE_POOL_SIZE: '5',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'info',
@@ -65,6 +69,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     agentUrl: `http://127.0.0.1:${agent}`,
     adminUrl,
     adminToken,
+    smscUrl: `http://127.0.0.1:${smscHttp}`,
     topicPrefix: `${name}.`,
     schemaPrefix: `${name}_`,
     env,
@@ -103,14 +108,15 @@ function waitForReady(child: ChildProcess, name: string): Promise<void> {
 }
 
 /**
- * A base port for one stack: the gateway takes base..base+2, the back-end services base+10, +20,
+ * A base port for one stack: the gateway takes base..base+2, the SMSC simulator base+3 (SMPP) and
+ * base+4 (HTTP), the back-end services base+10, +20,
  * +30, +40. Drawn below Linux's ephemeral range (32768+), where outgoing connections (Kafka,
  * Postgres clients) could take a port between this check and the services' listen.
  */
 async function freePortBlock(): Promise<number> {
   for (;;) {
     const base = 10_000 + 50 * Math.floor(Math.random() * 400);
-    const ports = [base, base + 1, base + 2, base + 10, base + 20, base + 30, base + 40];
+    const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 10, base + 20, base + 30, base + 40];
     if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
   }
 }

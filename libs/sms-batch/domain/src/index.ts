@@ -3,3 +3,7 @@ export * from './sms-text';
 export * from './sms-source';
 export * from './msisdn';
 export * from './batch-submission.decider';
+export * from './message-lifecycle.decider';
+export * from './carrier-message-id';
+export * from './delivery-receipt';
+export * from './smpp-submit';

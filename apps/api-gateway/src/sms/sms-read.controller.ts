@@ -1,0 +1,43 @@
+import { Controller, Get, Param, Req, UseGuards } from '@nestjs/common';
+import {
+  SMS_BATCH_COMMAND_TOPIC,
+  type BatchView,
+  type GetBatchData,
+  type GetMessageData,
+  type MessageView,
+} from '@seed/sms-batch-contracts';
+import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
+import { CommandClient } from '../commands/command-client';
+import { ApiError } from '../http/api-error';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Reads beyond the contract, as the provider's current API generation offers them: a message
+ * with its state and history, a batch with counts per state. Scoped like everything else.
+ */
+@Controller('sms/v1/:subAccountId')
+@UseGuards(ApiKeyGuard)
+export class SmsReadController {
+  constructor(private readonly commands: CommandClient) {}
+
+  @Get('messages/:umid')
+  async message(@Param('subAccountId') subAccountId: string, @Param('umid') umid: string, @Req() req: AuthenticatedRequest): Promise<MessageView> {
+    if (!UUID.test(umid)) throw ApiError.notFound('no such message in this sub-account');
+    return this.commands.send<MessageView, GetMessageData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'GetMessage', {
+      accountId: req.accountId,
+      subAccountId,
+      umid: umid.toLowerCase(),
+    });
+  }
+
+  @Get('batches/:batchId')
+  async batch(@Param('subAccountId') subAccountId: string, @Param('batchId') batchId: string, @Req() req: AuthenticatedRequest): Promise<BatchView> {
+    if (!UUID.test(batchId)) throw ApiError.notFound('no such batch in this sub-account');
+    return this.commands.send<BatchView, GetBatchData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'GetBatch', {
+      accountId: req.accountId,
+      subAccountId,
+      batchId: batchId.toLowerCase(),
+    });
+  }
+}

@@ -1,0 +1,214 @@
+import * as smpp from 'smpp';
+import type { Logger } from 'pino';
+import type { SubmitSmPart } from '@seed/sms-batch-domain';
+import { parseSmppUrl, redactSmppUrl, type SmppEndpoint } from './smpp-url';
+
+/** SMPP command_status values the sender treats as "try again later"; any other is final. */
+const TEMPORARY_STATUSES = new Set([
+  0x08, // ESME_RSYSERR
+  0x14, // ESME_RMSGQFUL
+  0x58, // ESME_RTHROTTLED
+  0x64, // ESME_RX_T_APPN
+]);
+
+export type SubmitOutcome =
+  | { ok: true; messageId: string }
+  | { ok: false; temporary: boolean; status: number; detail: string };
+
+/** A deliver_sm as the receipt parser needs it. */
+export interface IncomingDeliverSm {
+  esmClass: number;
+  shortMessage: string;
+  receiptedMessageId: string | null;
+  messageState: number | null;
+}
+
+export interface SmppCarrierSettings {
+  url: string;
+  /** Most submit_sm awaiting their response at once. */
+  window: number;
+  enquireLinkMs: number;
+  responseTimeoutMs: number;
+  reconnectMaxMs: number;
+}
+
+/**
+ * One transceiver session to the carrier, kept bound: reconnects with exponential backoff,
+ * enquire_link on a timer, a window of outstanding submits. deliver_sm answers only after the
+ * receipt handler has recorded the receipt, so a crash makes the carrier send it again.
+ */
+export class SmppCarrier {
+  private readonly endpoint: SmppEndpoint;
+  private session: smpp.Session | undefined;
+  private bound = false;
+  private stopping = false;
+  private reconnectDelay = 250;
+  private outstanding = 0;
+  private readonly slotWaiters: (() => void)[] = [];
+  private readonly boundWaiters: (() => void)[] = [];
+  private readonly inFlight = new Map<number, (outcome: SubmitOutcome) => void>();
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly settings: SmppCarrierSettings,
+    private readonly logger: Logger,
+    private readonly onDeliverSm: (pdu: IncomingDeliverSm) => Promise<void>,
+  ) {
+    this.endpoint = parseSmppUrl(settings.url);
+  }
+
+  start(): void {
+    this.stopping = false;
+    this.connect();
+  }
+
+  isBound(): boolean {
+    return this.bound;
+  }
+
+  /** Resolves once bound, or after `timeoutMs` (false). */
+  waitUntilBound(timeoutMs: number): Promise<boolean> {
+    if (this.bound) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.boundWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  async submit(part: SubmitSmPart): Promise<SubmitOutcome> {
+    await this.takeSlot();
+    try {
+      const session = this.session;
+      if (!session || !this.bound) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
+      return await new Promise<SubmitOutcome>((resolve) => {
+        const timer = setTimeout(() => {
+          resolve({ ok: false, temporary: true, status: -1, detail: 'no submit_sm_resp in time' });
+          session.destroy(); // a carrier that stopped answering is reconnected
+        }, this.settings.responseTimeoutMs);
+        const done = (outcome: SubmitOutcome) => {
+          clearTimeout(timer);
+          this.inFlight.delete(id);
+          resolve(outcome);
+        };
+        const id = nextInFlightId++;
+        this.inFlight.set(id, done);
+        session.submit_sm(
+          {
+            source_addr: part.sourceAddr,
+            source_addr_ton: part.sourceAddrTon,
+            source_addr_npi: part.sourceAddrNpi,
+            destination_addr: part.destinationAddr,
+            dest_addr_ton: part.destAddrTon,
+            dest_addr_npi: part.destAddrNpi,
+            esm_class: part.esmClass,
+            data_coding: part.dataCoding,
+            registered_delivery: part.registeredDelivery,
+            short_message: Buffer.from(part.shortMessage),
+          },
+          (resp) => {
+            const status = resp.command_status;
+            if (status === 0) done({ ok: true, messageId: String(resp['message_id'] ?? '') });
+            else done({ ok: false, temporary: TEMPORARY_STATUSES.has(status), status, detail: `submit_sm refused: 0x${hex(status)}` });
+          },
+        );
+      });
+    } finally {
+      this.releaseSlot();
+    }
+  }
+
+  /** Lets outstanding submits finish (up to the response timeout), unbinds and closes. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.reconnectTimer);
+    const deadline = Date.now() + this.settings.responseTimeoutMs;
+    while (this.outstanding > 0 && Date.now() < deadline) await sleep(20);
+    const session = this.session;
+    if (!session) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => session.destroy(() => resolve()), 2000);
+      if (!this.bound) return session.destroy(() => resolve());
+      session.unbind({}, () => {
+        clearTimeout(timer);
+        session.close(() => resolve());
+      });
+    });
+    this.bound = false;
+  }
+
+  private connect(): void {
+    const { host, port, systemId, password } = this.endpoint;
+    const session = smpp.connect({ url: `smpp://${host}:${port}`, auto_enquire_link_period: this.settings.enquireLinkMs });
+    this.session = session;
+    session.on('connect', () => {
+      session.bind_transceiver({ system_id: systemId, password }, (pdu) => {
+        if (pdu.command_status !== 0) {
+          this.logger.error({ carrier: redactSmppUrl(this.settings.url), status: hex(pdu.command_status) }, 'carrier refused the bind');
+          session.destroy();
+          return;
+        }
+        this.bound = true;
+        this.reconnectDelay = 250;
+        this.logger.info({ carrier: redactSmppUrl(this.settings.url) }, 'bound to the carrier as transceiver');
+        for (const wake of this.boundWaiters.splice(0)) wake();
+      });
+    });
+    session.on('deliver_sm', (pdu: smpp.Pdu) => void this.handleDeliverSm(session, pdu));
+    session.on('enquire_link', (pdu: smpp.Pdu) => session.send(pdu.response()));
+    session.on('unbind', (pdu: smpp.Pdu) => {
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('error', (error: Error) => this.logger.warn({ err: error }, 'carrier connection error'));
+    session.on('close', () => {
+      this.bound = false;
+      // Submits waiting for a response on this connection will never get one: try them again later.
+      for (const done of [...this.inFlight.values()]) done({ ok: false, temporary: true, status: -1, detail: 'carrier connection lost' });
+      if (this.session !== session || this.stopping) return;
+      this.logger.warn({ retryInMs: this.reconnectDelay }, 'carrier connection closed; reconnecting');
+      this.reconnectTimer = setTimeout(() => this.connect(), this.reconnectDelay);
+      this.reconnectDelay = Math.min(this.reconnectDelay * 2, this.settings.reconnectMaxMs);
+    });
+  }
+
+  private async handleDeliverSm(session: smpp.Session, pdu: smpp.Pdu): Promise<void> {
+    const message = pdu['short_message'] as { message?: unknown } | Buffer | undefined;
+    const text = Buffer.isBuffer(message) ? message.toString('latin1') : String(message?.message ?? '');
+    try {
+      await this.onDeliverSm({
+        esmClass: Number(pdu['esm_class'] ?? 0),
+        shortMessage: text,
+        receiptedMessageId: typeof pdu['receipted_message_id'] === 'string' ? pdu['receipted_message_id'] : null,
+        messageState: typeof pdu['message_state'] === 'number' ? pdu['message_state'] : null,
+      });
+      session.send(pdu.response());
+    } catch (error) {
+      // Not recorded: a temporary error makes the carrier deliver the receipt again later.
+      this.logger.error({ err: error }, 'receipt not recorded; asking the carrier to retry');
+      session.send(pdu.response({ command_status: 0x64 }));
+    }
+  }
+
+  private async takeSlot(): Promise<void> {
+    while (this.outstanding >= this.settings.window) await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    this.outstanding++;
+  }
+
+  private releaseSlot(): void {
+    this.outstanding--;
+    this.slotWaiters.shift()?.();
+  }
+}
+
+let nextInFlightId = 1;
+
+function hex(status: number): string {
+  return status.toString(16).padStart(8, '0').toUpperCase();
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,25 @@
+// The npm `smpp` library ships no types; this declares the part the carrier connection uses.
+declare module 'smpp' {
+  import type { EventEmitter } from 'node:events';
+
+  export interface Pdu {
+    command: string;
+    command_status: number;
+    sequence_number: number;
+    [field: string]: unknown;
+    isResponse(): boolean;
+    response(options?: Record<string, unknown>): Pdu;
+  }
+
+  export interface Session extends EventEmitter {
+    bind_transceiver(options: Record<string, unknown>, callback: (pdu: Pdu) => void): void;
+    submit_sm(options: Record<string, unknown>, callback: (pdu: Pdu) => void): void;
+    enquire_link(options?: Record<string, unknown>, callback?: (pdu: Pdu) => void): void;
+    unbind(options?: Record<string, unknown>, callback?: (pdu: Pdu) => void): void;
+    send(pdu: Pdu, responseCallback?: (pdu: Pdu) => void): boolean;
+    close(callback?: () => void): void;
+    destroy(callback?: () => void): void;
+  }
+
+  export function connect(options: { url: string; auto_enquire_link_period?: number; connectTimeout?: number }, listener?: () => void): Session;
+}

@@ -1,0 +1,190 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { currentCorrelation } from '@seed/platform-logging';
+import { ConcurrencyError, EventStore, quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
+import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import {
+  carrierIdKey,
+  carrierIdKeys,
+  decideMessage,
+  evolveMessage,
+  initialMessageState,
+  ReceiptBeforeSubmissionError,
+  type MessageCommand,
+  type MessageLifecycleEvent,
+  type MessageState,
+} from '@seed/sms-batch-domain';
+import { messageStreamId, type CarrierReceipt, type MessageSentV1 } from '@seed/sms-batch-contracts';
+
+/** A decision to record: about a known message, or a receipt whose message is found by carrier id. */
+export type LifecycleItem = { umid: string; command: Exclude<MessageCommand, { type: 'RecordReceipt' }> } | { receipt: CarrierReceipt };
+
+interface Pending {
+  item: LifecycleItem;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const FLUSH_EVERY_MS = 20;
+const MAX_ITEMS_PER_FLUSH = 1000;
+const MAX_CONFLICT_RETRIES = 5;
+
+/**
+ * Records what happens to messages after acceptance (sent, refused, expired, receipts) in their
+ * streams. Items from the sender and from receipts are gathered for a few milliseconds and decided
+ * in one transaction: read the streams, fold, decide, append with expected versions, and keep
+ * carrier ids, the outbound queue and parked receipts in step — thousands of messages a second
+ * without a transaction each. A promise per item resolves once its decision is committed.
+ */
+@Injectable()
+export class MessageLifecycleWriter {
+  private readonly s: string;
+  private queue: Pending[] = [];
+  private flushing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly store: EventStore,
+    private readonly subscriptions: SubscriptionRegistry,
+    schema: ServiceSchema,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.s = quoteSchema(schema.name);
+  }
+
+  record(item: LifecycleItem): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      if (this.queue.length >= MAX_ITEMS_PER_FLUSH) void this.flush();
+      else this.timer ??= setTimeout(() => void this.flush(), FLUSH_EVERY_MS);
+    });
+  }
+
+  /** Writes everything gathered so far; resolves when it is committed (shutdown and tests). */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.flushing) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.flushing) return this.flushing;
+    const batch = this.queue.splice(0, MAX_ITEMS_PER_FLUSH);
+    if (batch.length === 0) return;
+    this.flushing = this.write(batch).finally(() => {
+      this.flushing = undefined;
+      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), 0);
+    });
+    return this.flushing;
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.dataSource.transaction((tx) => this.decideAndAppend(tx, batch.map((p) => p.item)));
+        break;
+      } catch (error) {
+        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
+        this.logger.error({ err: error, items: batch.length }, 'message lifecycle not recorded');
+        for (const p of batch) p.reject(error);
+        return;
+      }
+    }
+    for (const p of batch) p.resolve();
+    this.subscriptions.wakeAll();
+  }
+
+  /** One transaction for the whole batch. */
+  private async decideAndAppend(tx: SqlExecutor, items: LifecycleItem[]): Promise<void> {
+    const receiptKeys = items.flatMap((i) => ('receipt' in i ? [carrierIdKey(i.receipt.carrierMessageId)] : []));
+    const umidByKey = await this.umidsByCarrierKey(tx, receiptKeys);
+    const decisions: { umid: string; command: MessageCommand }[] = [];
+    const toPark: CarrierReceipt[] = [];
+    for (const item of items) {
+      if (!('receipt' in item)) {
+        decisions.push(item);
+        continue;
+      }
+      const umid = umidByKey.get(carrierIdKey(item.receipt.carrierMessageId));
+      if (umid) decisions.push({ umid, command: { type: 'RecordReceipt', receipt: item.receipt } });
+      else toPark.push(item.receipt);
+    }
+
+    const umids = [...new Set(decisions.map((d) => d.umid))];
+    const streams = await this.store.readStreams(tx, umids.map(messageStreamId));
+    const states = new Map<string, { version: number; state: MessageState; events: MessageLifecycleEvent[] }>();
+    for (const umid of umids) {
+      const events = streams.get(messageStreamId(umid)) ?? [];
+      states.set(umid, { version: events.length, state: events.reduce(evolveMessage, initialMessageState()), events: [] });
+    }
+    const decide = (umid: string, command: MessageCommand) => {
+      const entry = states.get(umid);
+      if (!entry) return;
+      try {
+        const decided = decideMessage(command, entry.state);
+        entry.events.push(...decided);
+        entry.state = decided.reduce(evolveMessage, entry.state);
+      } catch (error) {
+        if (error instanceof ReceiptBeforeSubmissionError && command.type === 'RecordReceipt') toPark.push(command.receipt);
+        else throw error;
+      }
+    };
+    for (const { umid, command } of decisions) decide(umid, command);
+
+    // Receipts that came before their submission was recorded: applied in this same transaction.
+    const sentNow = [...states.entries()].flatMap(([umid, e]) =>
+      e.events.filter((ev) => ev.type === 'MessageSent').flatMap((ev) => (ev.data as MessageSentV1).carrierMessageIds.flatMap((id) => carrierIdKeys(id).map((key) => ({ key, umid })))),
+    );
+    if (sentNow.length > 0) {
+      const umidOf = new Map(sentNow.map((k) => [k.key, k.umid]));
+      const parked: { carrier_key: string; receipt: CarrierReceipt }[] = await tx.query(
+        `DELETE FROM ${this.s}.parked_receipts WHERE carrier_key = ANY($1::text[]) RETURNING carrier_key, receipt`,
+        [[...umidOf.keys()]],
+      );
+      for (const { carrier_key, receipt } of parked) decide(umidOf.get(carrier_key) as string, { type: 'RecordReceipt', receipt });
+      // And receipts of this very batch that could not be matched before these submissions were decided.
+      for (const receipt of toPark.splice(0)) {
+        const umid = umidOf.get(carrierIdKey(receipt.carrierMessageId));
+        if (umid) decide(umid, { type: 'RecordReceipt', receipt });
+        else toPark.push(receipt);
+      }
+    }
+
+    const changed = [...states.entries()].filter(([, e]) => e.events.length > 0);
+    const context = currentCorrelation();
+    await this.store.append(
+      tx,
+      changed.map(([umid, e]) => ({ streamId: messageStreamId(umid), expectedVersion: e.version, events: e.events })),
+      { correlationId: context?.correlationId ?? 'carrier', causationId: null, occurredAt: new Date().toISOString() },
+    );
+
+    if (sentNow.length > 0) {
+      await tx.query(
+        `INSERT INTO ${this.s}.carrier_ids (carrier_key, umid)
+         SELECT key, umid FROM jsonb_to_recordset($1::jsonb) AS r(key text, umid uuid) ON CONFLICT DO NOTHING`,
+        [JSON.stringify(sentNow)],
+      );
+    }
+    // Sent or final: off the queue now, so it is never claimed again (the queue projection agrees later).
+    const leaving = changed.filter(([, e]) => e.events.some((ev) => ev.type === 'MessageSent' || ev.type === 'MessageUndelivered'));
+    if (leaving.length > 0) await tx.query(`DELETE FROM ${this.s}.outbound_queue WHERE umid = ANY($1::uuid[])`, [leaving.map(([u]) => u)]);
+    if (toPark.length > 0) {
+      await tx.query(
+        `INSERT INTO ${this.s}.parked_receipts (carrier_key, receipt)
+         SELECT key, receipt FROM jsonb_to_recordset($1::jsonb) AS r(key text, receipt jsonb)`,
+        [JSON.stringify(toPark.map((receipt) => ({ key: carrierIdKey(receipt.carrierMessageId), receipt })))],
+      );
+    }
+  }
+
+  private async umidsByCarrierKey(tx: SqlExecutor, keys: string[]): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows: { carrier_key: string; umid: string }[] = await tx.query(
+      `SELECT carrier_key, umid FROM ${this.s}.carrier_ids WHERE carrier_key = ANY($1::text[])`,
+      [keys],
+    );
+    return new Map(rows.map((r) => [r.carrier_key, r.umid]));
+  }
+}

@@ -1,0 +1,123 @@
+import type { Logger } from 'pino';
+import { buildSubmitParts, concatReferenceFor } from '@seed/sms-batch-domain';
+import type { SmppCarrier } from '../carrier/smpp-carrier';
+import type { MessageLifecycleWriter } from './message-lifecycle.writer';
+import type { OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
+
+export interface SenderSettings {
+  /** Rows claimed per round. */
+  claimSize: number;
+  leaseMs: number;
+  idleMs: number;
+  defaultSource: string;
+  /** First retry delay after a temporary refusal; doubles per attempt up to retryMaxMs. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+}
+
+type Outcome = 'recorded' | 'released';
+
+/**
+ * Hands due messages to the carrier: claims a round of rows, submits every part within the
+ * carrier's window, and records each result (sent with its carrier ids, refused, expired) through
+ * the lifecycle writer. Temporary refusals go back to the queue with backoff. On stop, nothing new
+ * is claimed; submits already on the wire finish and are recorded; claimed rows not yet submitted
+ * are released. A message is sent twice only if the process dies between its submit and the record.
+ */
+export class MessageSender {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+
+  constructor(
+    private readonly queue: OutboundQueueRepository,
+    private readonly carrier: SmppCarrier,
+    private readonly writer: MessageLifecycleWriter,
+    private readonly logger: Logger,
+    private readonly settings: SenderSettings,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakeUp?.();
+    await this.loop;
+    await this.writer.drain();
+  }
+
+  /** New messages were queued: look now instead of at the next poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        if (!this.carrier.isBound()) {
+          await this.carrier.waitUntilBound(this.settings.idleMs * 10);
+          continue;
+        }
+        const claimed = await this.queue.claim(this.settings.claimSize, this.settings.leaseMs);
+        if (claimed.length === 0) {
+          await this.pause(this.settings.idleMs);
+          continue;
+        }
+        const outcomes = await Promise.all(claimed.map((m) => this.send(m)));
+        const released = claimed.filter((_, i) => outcomes[i] === 'released').map((m) => m.umid);
+        if (released.length > 0 && !this.running) await this.queue.release(released, 0, false);
+      } catch (error) {
+        this.logger.error({ err: error }, 'sending round failed; retrying');
+        await this.pause(1000);
+      }
+    }
+  }
+
+  private async send(message: OutboundMessage): Promise<Outcome> {
+    const now = new Date().toISOString();
+    if (message.expiry && message.expiry <= now) {
+      await this.writer.record({ umid: message.umid, command: { type: 'ExpireBeforeHandoff', at: now } });
+      return 'recorded';
+    }
+    if (!this.running) return 'released';
+    const parts = buildSubmitParts(
+      { destination: message.destination, source: message.source, text: message.text, encoding: message.encoding, concatReference: concatReferenceFor(message.umid) },
+      this.settings.defaultSource,
+    );
+    const outcomes = await Promise.all(parts.map((part) => this.carrier.submit(part)));
+    const at = new Date().toISOString();
+    const refused = outcomes.find((o) => !o.ok && !o.temporary);
+    if (refused && !refused.ok) {
+      await this.writer.record({
+        umid: message.umid,
+        command: { type: 'RecordSubmissionFailure', errorCode: `0x${refused.status.toString(16).padStart(8, '0')}`, errorMessage: refused.detail, at },
+      });
+      return 'recorded';
+    }
+    const retry = outcomes.find((o) => !o.ok);
+    if (retry && !retry.ok) {
+      const delay = Math.min(this.settings.retryBaseMs * 2 ** Math.max(0, message.attempts - 1), this.settings.retryMaxMs);
+      this.logger.debug({ umid: message.umid, detail: retry.detail, delay }, 'temporary refusal; will retry');
+      await this.queue.release([message.umid], delay);
+      return 'recorded';
+    }
+    const carrierMessageIds = outcomes.map((o) => (o.ok ? o.messageId : ''));
+    await this.writer.record({ umid: message.umid, command: { type: 'RecordSubmission', carrierMessageIds, at } });
+    return 'recorded';
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}

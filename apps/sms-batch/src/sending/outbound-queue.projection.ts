@@ -1,0 +1,48 @@
+import type { MessageQueuedV1 } from '@seed/sms-batch-contracts';
+import { quoteSchema, type Projection, type SqlExecutor, type StoredEvent } from '@seed/platform-event-store';
+
+/**
+ * The sender's to-do list, kept from the log: a queued message is due at its `scheduled` time
+ * (or at once) until it is sent or final. Replaying it gives back exactly the unfinished messages.
+ */
+export class OutboundQueueProjection implements Projection {
+  readonly name = 'outbound-queue';
+  readonly tables = ['outbound_queue'];
+  private readonly s: string;
+
+  constructor(schema: string) {
+    this.s = quoteSchema(schema);
+  }
+
+  async handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void> {
+    const queued = new Map<string, MessageQueuedV1>();
+    const done = new Set<string>();
+    for (const event of events) {
+      const umid = (event.data as { umid?: string }).umid;
+      if (!umid) continue;
+      if (event.type === 'MessageQueued') queued.set(umid, event.data as MessageQueuedV1);
+      else if (event.type === 'MessageSent' || event.type === 'MessageUndelivered') done.add(umid);
+    }
+    const rows = [...queued.values()]
+      .filter((m) => !done.has(m.umid))
+      .map((m) => ({
+        umid: m.umid,
+        destination: m.destination,
+        source: m.source,
+        text: m.text,
+        encoding: m.encoding,
+        expiry: m.expiry,
+        next_attempt_at: m.scheduled ?? m.queuedAt,
+      }));
+    if (rows.length > 0) {
+      await db.query(
+        `INSERT INTO ${this.s}.outbound_queue (umid, destination, source, text, encoding, expiry, next_attempt_at)
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(umid uuid, destination text, source text, text text,
+                encoding text, expiry timestamptz, next_attempt_at timestamptz)
+         ON CONFLICT (umid) DO NOTHING`,
+        [JSON.stringify(rows)],
+      );
+    }
+    if (done.size > 0) await db.query(`DELETE FROM ${this.s}.outbound_queue WHERE umid = ANY($1::uuid[])`, [[...done]]);
+  }
+}

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { quoteSchema, rowsOf } from '@seed/platform-event-store';
+import { ServiceSchema } from '@seed/platform-nest';
+
+export interface OutboundMessage {
+  umid: string;
+  destination: string;
+  source: string | null;
+  text: string;
+  encoding: 'GSM7' | 'UCS2';
+  expiry: string | null;
+  attempts: number;
+}
+
+/** Claims and releases rows of the outbound queue; a claim is a lease, so a crashed sender's rows return. */
+@Injectable()
+export class OutboundQueueRepository {
+  private readonly s: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    schema: ServiceSchema,
+  ) {
+    this.s = quoteSchema(schema.name);
+  }
+
+  /** Due rows nobody holds, leased to this sender for `leaseMs`. SKIP LOCKED lets replicas share the queue. */
+  async claim(limit: number, leaseMs: number): Promise<OutboundMessage[]> {
+    const result = await this.dataSource.query(
+      `UPDATE ${this.s}.outbound_queue q
+          SET lease_until = now() + make_interval(secs => $2::double precision / 1000), attempts = q.attempts + 1
+        WHERE q.umid IN (
+          SELECT umid FROM ${this.s}.outbound_queue
+           WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+           ORDER BY next_attempt_at
+           LIMIT $1
+           FOR UPDATE SKIP LOCKED)
+        RETURNING q.umid, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts`,
+      [limit, leaseMs],
+    );
+    return rowsOf<{ umid: string; destination: string; source: string | null; text: string; encoding: 'GSM7' | 'UCS2'; expiry: Date | null; attempts: number }>(
+      result,
+    ).map((r) => ({ ...r, expiry: r.expiry ? new Date(r.expiry).toISOString() : null }));
+  }
+
+  /** Not sent this time (throttled, carrier away, shutting down): due again after `delayMs`. */
+  async release(umids: string[], delayMs: number, countAttempt = true): Promise<void> {
+    if (umids.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE ${this.s}.outbound_queue
+          SET lease_until = NULL, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
+              attempts = attempts - CASE WHEN $3 THEN 0 ELSE 1 END
+        WHERE umid = ANY($1::uuid[])`,
+      [umids, delayMs, countAttempt],
+    );
+  }
+}

@@ -1,0 +1,40 @@
+import type { Migration } from '@seed/platform-event-store';
+
+/**
+ * The sending side of sms-batch. `outbound_queue` is a projection of the log (a message is in it
+ * from MessageQueued until MessageSent or MessageUndelivered) with a lease per row, so that a
+ * crashed sender's claims come back after SEND_LEASE_MS. `carrier_ids` maps carrier message ids
+ * (under every form a receipt may use) to umids; `parked_receipts` holds receipts that arrived
+ * before their submission was recorded.
+ */
+export const sendingMigrations: Migration[] = [
+  {
+    id: '003-sending',
+    statements: (s) => [
+      `CREATE TABLE IF NOT EXISTS ${s}.outbound_queue (
+         umid uuid PRIMARY KEY,
+         destination text NOT NULL,
+         source text,
+         text text NOT NULL,
+         encoding text NOT NULL,
+         expiry timestamptz,
+         next_attempt_at timestamptz NOT NULL,
+         attempts integer NOT NULL DEFAULT 0,
+         lease_until timestamptz
+       )`,
+      `CREATE INDEX IF NOT EXISTS outbound_queue_due ON ${s}.outbound_queue (next_attempt_at)`,
+      `CREATE TABLE IF NOT EXISTS ${s}.carrier_ids (
+         carrier_key text NOT NULL,
+         umid uuid NOT NULL,
+         PRIMARY KEY (carrier_key, umid)
+       )`,
+      `CREATE TABLE IF NOT EXISTS ${s}.parked_receipts (
+         id bigserial PRIMARY KEY,
+         carrier_key text NOT NULL,
+         receipt jsonb NOT NULL,
+         parked_at timestamptz NOT NULL DEFAULT now()
+       )`,
+      `CREATE INDEX IF NOT EXISTS parked_receipts_by_key ON ${s}.parked_receipts (carrier_key)`,
+    ],
+  },
+];

@@ -1,0 +1,83 @@
+import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { LOGGER } from '@seed/platform-nest';
+import { parseDeliveryReceipt } from '@seed/sms-batch-domain';
+import { SmppCarrier } from '../carrier/smpp-carrier';
+import type { SmsBatchConfig } from '../sms-batch.config';
+import { MessageLifecycleWriter } from './message-lifecycle.writer';
+import { MessageSender } from './message-sender';
+import { OutboundQueueRepository } from './outbound-queue.repository';
+
+/** Carrier delivery: the SMPP session, the sender and receipts. Absent when SMPP_URL is empty. */
+@Module({})
+export class SendingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    @Inject(SmppCarrier) private readonly carrier: SmppCarrier | null,
+    @Inject(MessageSender) private readonly sender: MessageSender | null,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  static register(config: SmsBatchConfig): DynamicModule {
+    const enabled = config.SMPP_URL !== '';
+    return {
+      module: SendingModule,
+      providers: [
+        MessageLifecycleWriter,
+        OutboundQueueRepository,
+        {
+          provide: SmppCarrier,
+          inject: [MessageLifecycleWriter, LOGGER],
+          useFactory: (writer: MessageLifecycleWriter, logger: Logger) =>
+            enabled
+              ? new SmppCarrier(
+                  {
+                    url: config.SMPP_URL,
+                    window: config.SMPP_WINDOW,
+                    enquireLinkMs: config.SMPP_ENQUIRE_LINK_MS,
+                    responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
+                    reconnectMaxMs: config.SMPP_RECONNECT_MAX_MS,
+                  },
+                  logger,
+                  async (pdu) => {
+                    const receipt = parseDeliveryReceipt(pdu, new Date().toISOString());
+                    // Mobile-originated messages are not handled by this platform; they are acknowledged.
+                    if (receipt) await writer.record({ receipt });
+                  },
+                )
+              : null,
+        },
+        {
+          provide: MessageSender,
+          inject: [OutboundQueueRepository, SmppCarrier, MessageLifecycleWriter, LOGGER],
+          useFactory: (queue: OutboundQueueRepository, carrier: SmppCarrier | null, writer: MessageLifecycleWriter, logger: Logger) =>
+            carrier
+              ? new MessageSender(queue, carrier, writer, logger, {
+                  claimSize: config.SEND_CLAIM_SIZE,
+                  leaseMs: config.SEND_LEASE_MS,
+                  idleMs: config.SEND_IDLE_MS,
+                  defaultSource: config.SMS_DEFAULT_SOURCE,
+                  retryBaseMs: config.SEND_RETRY_BASE_MS,
+                  retryMaxMs: config.SEND_RETRY_MAX_MS,
+                })
+              : null,
+        },
+      ],
+      exports: [MessageLifecycleWriter, MessageSender],
+    };
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.carrier || !this.sender) {
+      this.logger.warn('SMPP_URL is not set: messages are accepted and stay queued until a carrier is configured');
+      return;
+    }
+    this.carrier.start();
+    this.sender.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sender?.stop();
+    await this.carrier?.stop();
+    if (this.carrier) this.logger.info('sender stopped and carrier session closed');
+  }
+}

@@ -1,0 +1,276 @@
+import type { NewEvent } from '@seed/contracts';
+import type {
+  CarrierReceipt,
+  MessageDeliveredV1,
+  MessageQueuedV1,
+  MessageRef,
+  MessageRejectedV1,
+  MessageSentV1,
+  MessageUndeliveredV1,
+  ReceiptRecordedV1,
+} from '@seed/sms-batch-contracts';
+import { carrierIdKey, sameCarrierId } from './carrier-message-id';
+
+/*
+ * The message aggregate (stream `sms-message-<umid>`) after acceptance:
+ * queued -> sent -> delivered | undelivered, or queued -> undelivered (expired or refused before
+ * hand-off); rejected at acceptance. A final state never moves back.
+ */
+
+export type MessageStatus = 'none' | 'queued' | 'rejected' | 'sent' | 'delivered' | 'undelivered';
+
+export interface MessageState {
+  status: MessageStatus;
+  ref: MessageRef | null;
+  /** What the sender needs to build the submit_sm parts (null unless queued at some point). */
+  text: string | null;
+  encoding: 'GSM7' | 'UCS2' | null;
+  scheduled: string | null;
+  expiry: string | null;
+  /** One per part, in part order, once sent. */
+  carrierMessageIds: string[];
+  /** The DELIVRD receipt of each part delivered so far. */
+  deliveredReceipts: CarrierReceipt[];
+}
+
+export type MessageCommand =
+  | { type: 'RecordSubmission'; carrierMessageIds: string[]; at: string }
+  /** A permanent carrier refusal of submit_sm (temporary ones are retried, never recorded). */
+  | { type: 'RecordSubmissionFailure'; errorCode: string; errorMessage: string; at: string }
+  | { type: 'ExpireBeforeHandoff'; at: string }
+  | { type: 'RecordReceipt'; receipt: CarrierReceipt };
+
+export type MessageLifecycleEvent =
+  | NewEvent<MessageSentV1, 'MessageSent'>
+  | NewEvent<MessageDeliveredV1, 'MessageDelivered'>
+  | NewEvent<MessageUndeliveredV1, 'MessageUndelivered'>
+  | NewEvent<ReceiptRecordedV1, 'ReceiptRecorded'>;
+
+/**
+ * A receipt for a message not yet recorded as sent: the carrier answered faster than MessageSent
+ * was appended. The caller parks the receipt and applies it after MessageSent.
+ */
+export class ReceiptBeforeSubmissionError extends Error {
+  constructor(
+    readonly umid: string,
+    readonly carrierMessageId: string,
+  ) {
+    super(`Receipt for carrier id ${carrierMessageId} arrived before message ${umid} was recorded as sent`);
+    this.name = 'ReceiptBeforeSubmissionError';
+  }
+}
+
+/** Receipt stats that end a message as undelivered, with the errorMessage reported for each. */
+export const FAILURE_STAT_MESSAGES: Readonly<Record<string, string>> = {
+  UNDELIV: 'Message is undeliverable',
+  EXPIRED: 'Message validity period expired',
+  REJECTD: 'Message rejected by the carrier',
+  DELETED: 'Message deleted by the carrier',
+};
+
+const DELIVERED_STAT = 'DELIVRD';
+
+export const initialMessageState = (): MessageState => ({
+  status: 'none',
+  ref: null,
+  text: null,
+  encoding: null,
+  scheduled: null,
+  expiry: null,
+  carrierMessageIds: [],
+  deliveredReceipts: [],
+});
+
+/** Events come from this aggregate's own stream, written by this decider: their data is trusted. */
+export function evolveMessage(state: MessageState, event: { type: string; data: unknown }): MessageState {
+  switch (event.type) {
+    case 'MessageQueued': {
+      const data = event.data as MessageQueuedV1;
+      return {
+        ...state,
+        status: 'queued',
+        ref: refOf(data),
+        text: data.text,
+        encoding: data.encoding,
+        scheduled: data.scheduled,
+        expiry: data.expiry,
+      };
+    }
+    case 'MessageRejected': {
+      const data = event.data as MessageRejectedV1;
+      return { ...state, status: 'rejected', ref: refOf(data), encoding: data.encoding };
+    }
+    case 'MessageSent': {
+      const data = event.data as MessageSentV1;
+      return { ...state, status: 'sent', carrierMessageIds: [...data.carrierMessageIds] };
+    }
+    case 'MessageDelivered': {
+      const data = event.data as MessageDeliveredV1;
+      return { ...state, status: 'delivered', deliveredReceipts: [...data.receipts] };
+    }
+    case 'MessageUndelivered':
+      return { ...state, status: 'undelivered' };
+    case 'ReceiptRecorded': {
+      const data = event.data as ReceiptRecordedV1;
+      return data.note === 'part-delivered'
+        ? { ...state, deliveredReceipts: [...state.deliveredReceipts, data.receipt] }
+        : state;
+    }
+    default:
+      return state;
+  }
+}
+
+export function decideMessage(command: MessageCommand, state: MessageState): MessageLifecycleEvent[] {
+  const ref = state.ref;
+  if (state.status === 'none' || ref === null) {
+    throw new Error(`${command.type} for a message that was never queued`);
+  }
+  switch (command.type) {
+    case 'RecordSubmission':
+      return state.status === 'queued' ? recordSubmission(command.carrierMessageIds, command.at, ref) : [];
+    case 'RecordSubmissionFailure':
+      if (state.status !== 'queued') return [];
+      return [
+        undelivered(ref, {
+          reason: 'carrier-rejected',
+          detail: `submit_sm refused: ${command.errorCode}`,
+          errorCode: command.errorCode,
+          errorMessage: command.errorMessage,
+          receipt: null,
+          undeliveredAt: command.at,
+        }),
+      ];
+    case 'ExpireBeforeHandoff':
+      if (state.status !== 'queued' || state.expiry === null || instant(state.expiry) > instant(command.at)) return [];
+      return [
+        undelivered(ref, {
+          reason: 'expired',
+          detail: 'expiry passed before hand-off',
+          errorCode: null,
+          errorMessage: null,
+          receipt: null,
+          undeliveredAt: command.at,
+        }),
+      ];
+    case 'RecordReceipt':
+      return recordReceipt(command.receipt, state, ref);
+    default:
+      return assertNever(command);
+  }
+}
+
+function recordSubmission(carrierMessageIds: string[], at: string, ref: MessageRef): MessageLifecycleEvent[] {
+  // The part count decides when a message is delivered, so it must be the one accepted. A blank
+  // id is still recorded: the carrier has the message, and refusing the fact would invite a resend.
+  if (carrierMessageIds.length !== ref.smsCount) {
+    throw new Error(`RecordSubmission for ${ref.umid} needs ${ref.smsCount} carrier ids, got ${JSON.stringify(carrierMessageIds)}`);
+  }
+  return [{ type: 'MessageSent', schemaVersion: 1, data: { ...ref, carrierMessageIds: [...carrierMessageIds], sentAt: at } }];
+}
+
+function recordReceipt(receipt: CarrierReceipt, state: MessageState, ref: MessageRef): MessageLifecycleEvent[] {
+  switch (state.status) {
+    case 'queued':
+      throw new ReceiptBeforeSubmissionError(ref.umid, receipt.carrierMessageId);
+    case 'rejected':
+    case 'none':
+      throw new Error(`Receipt for carrier id ${receipt.carrierMessageId} on message ${ref.umid}, which was ${state.status}`);
+    case 'delivered':
+    case 'undelivered':
+      return [recorded(ref, receipt, 'after-final-state')];
+    case 'sent':
+      return receiptWhileSent(receipt, state, ref);
+    default:
+      return assertNever(state.status);
+  }
+}
+
+function receiptWhileSent(receipt: CarrierReceipt, state: MessageState, ref: MessageRef): MessageLifecycleEvent[] {
+  const ids = state.carrierMessageIds;
+  const delivered = deliveredParts(ids, state.deliveredReceipts);
+  const candidates = partsMatching(ids, receipt.carrierMessageId);
+  if (candidates.length === 0) {
+    throw new Error(`Receipt for carrier id ${receipt.carrierMessageId} matches no part of message ${ref.umid}`);
+  }
+  const part = candidates.find((index) => !delivered.has(index));
+
+  if (receipt.stat === DELIVERED_STAT) {
+    if (part === undefined) return [recorded(ref, receipt, 'duplicate')];
+    if (delivered.size + 1 < ids.length) return [recorded(ref, receipt, 'part-delivered')];
+    const byPart = new Map(delivered);
+    byPart.set(part, receipt);
+    const receipts = [...byPart.entries()].sort(([a], [b]) => a - b).map(([, partReceipt]) => partReceipt);
+    return [{ type: 'MessageDelivered', schemaVersion: 1, data: { ...ref, receipts, deliveredAt: receipt.receivedAt } }];
+  }
+
+  const failure = FAILURE_STAT_MESSAGES[receipt.stat];
+  if (failure === undefined) return [recorded(ref, receipt, 'not-final')];
+  // A part that was delivered stays delivered: a later failure receipt for it changes nothing.
+  if (part === undefined) return [recorded(ref, receipt, 'after-final-state')];
+  return [
+    undelivered(ref, {
+      reason: 'receipt',
+      detail: receipt.stat,
+      errorCode: receipt.err,
+      errorMessage: failure,
+      receipt,
+      undeliveredAt: receipt.receivedAt,
+    }),
+  ];
+}
+
+/**
+ * Parts (indices) a receipt id may belong to: those whose id has the same key first, then those
+ * equal only in another base, so that a hex id never steals a receipt meant for a decimal one.
+ */
+function partsMatching(ids: string[], receiptId: string): number[] {
+  const key = carrierIdKey(receiptId);
+  const exact = ids.flatMap((id, index) => (carrierIdKey(id) === key && key !== '' ? [index] : []));
+  const other = ids.flatMap((id, index) => (!exact.includes(index) && sameCarrierId(id, receiptId) ? [index] : []));
+  return [...exact, ...other];
+}
+
+/** Part index -> its DELIVRD receipt, assigning each receipt as the decider did when it came. */
+function deliveredParts(ids: string[], receipts: CarrierReceipt[]): Map<number, CarrierReceipt> {
+  const delivered = new Map<number, CarrierReceipt>();
+  for (const receipt of receipts) {
+    const part = partsMatching(ids, receipt.carrierMessageId).find((index) => !delivered.has(index));
+    if (part !== undefined) delivered.set(part, receipt);
+  }
+  return delivered;
+}
+
+function undelivered(ref: MessageRef, outcome: Omit<MessageUndeliveredV1, keyof MessageRef>): MessageLifecycleEvent {
+  return { type: 'MessageUndelivered', schemaVersion: 1, data: { ...ref, ...outcome } };
+}
+
+function recorded(ref: MessageRef, receipt: CarrierReceipt, note: ReceiptRecordedV1['note']): MessageLifecycleEvent {
+  return { type: 'ReceiptRecorded', schemaVersion: 1, data: { ...ref, receipt, note } };
+}
+
+/** The reference every lifecycle event repeats, field by field so nothing else leaks in. */
+function refOf(data: MessageQueuedV1 | MessageRejectedV1): MessageRef {
+  return {
+    umid: data.umid,
+    batchId: data.batchId,
+    clientBatchId: data.clientBatchId,
+    clientMessageId: data.clientMessageId,
+    accountId: data.accountId,
+    subAccountId: data.subAccountId,
+    destination: data.destination,
+    source: data.source,
+    smsCount: data.smsCount,
+    dlrCallbackUrl: data.dlrCallbackUrl,
+  };
+}
+
+function instant(iso: string): number {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) throw new Error(`Not an ISO-8601 instant: "${iso}"`);
+  return ms;
+}
+
+function assertNever(value: never): never {
+  throw new Error(`Unhandled case: ${JSON.stringify(value)}`);
+}

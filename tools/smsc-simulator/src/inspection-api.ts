@@ -1,0 +1,134 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { messageView, type MessageQuery, type MessageStore } from './message-store';
+import { zeroCounters, type SimulatorCounters } from './simulator-stats';
+import { SimulatorConfigError, applyConfigPatch, publicConfig, type SimulatorConfig } from './simulator.config';
+
+/**
+ * HTTP/JSON view into the simulator for tests and benchmarks: what it received, its counters,
+ * and its settings (which `PUT /config` changes without a restart).
+ */
+
+export interface Gauges {
+  sessions: number;
+  boundSessions: number;
+  receiptsQueued: number;
+  receiptsInFlight: number;
+  messagesStored: number;
+}
+
+export interface InspectionContext {
+  config: { current: SimulatorConfig };
+  store: MessageStore;
+  counters: SimulatorCounters;
+  gauges(): Gauges;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly problems?: string[],
+  ) {
+    super(message);
+  }
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+export function createInspectionServer(ctx: InspectionContext): Server {
+  return createServer((req, res) => {
+    route(ctx, req)
+      .then(([status, body]) => send(res, status, body))
+      .catch((error: unknown) => {
+        if (error instanceof HttpError) send(res, error.status, { error: error.message, problems: error.problems });
+        else send(res, 500, { error: 'internal error' });
+      });
+  });
+}
+
+async function route(ctx: InspectionContext, req: IncomingMessage): Promise<[number, unknown]> {
+  const url = new URL(req.url ?? '/', 'http://simulator');
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  const method = req.method ?? 'GET';
+  const only = (allowed: string) => {
+    if (method !== allowed) throw new HttpError(405, `${method} not allowed on ${path}`);
+  };
+
+  if (path === '/health' || path === '/health/live' || path === '/health/ready') {
+    only('GET');
+    return [200, { status: 'ok' }];
+  }
+  if (path === '/messages') {
+    if (method === 'DELETE') {
+      const deleted = ctx.store.clear();
+      Object.assign(ctx.counters, zeroCounters());
+      return [200, { deleted }];
+    }
+    only('GET');
+    const messages = ctx.store.list(messageQuery(url.searchParams)).map(messageView);
+    return [200, { count: messages.length, messages }];
+  }
+  const byId = /^\/messages\/([^/]+)$/.exec(path);
+  if (byId) {
+    only('GET');
+    const message = ctx.store.get(decodeURIComponent(byId[1] as string));
+    if (!message) throw new HttpError(404, 'no message with this id');
+    return [200, messageView(message)];
+  }
+  if (path === '/stats') {
+    only('GET');
+    return [200, { ...ctx.counters, ...ctx.gauges() }];
+  }
+  if (path === '/config') {
+    if (method === 'PUT') {
+      try {
+        ctx.config.current = applyConfigPatch(ctx.config.current, await readJson(req));
+      } catch (error) {
+        if (error instanceof SimulatorConfigError) throw new HttpError(400, 'invalid configuration', error.problems);
+        throw error;
+      }
+    } else {
+      only('GET');
+    }
+    return [200, publicConfig(ctx.config.current)];
+  }
+  throw new HttpError(404, `no route ${path}`);
+}
+
+function messageQuery(params: URLSearchParams): MessageQuery {
+  const query: MessageQuery = {};
+  const destination = params.get('destination');
+  if (destination !== null) query.destination = destination;
+  const since = params.get('since');
+  if (since !== null) {
+    query.since = new Date(since);
+    if (Number.isNaN(query.since.getTime())) throw new HttpError(400, 'since must be an ISO date');
+  }
+  const limit = params.get('limit');
+  if (limit !== null) {
+    if (!/^\d+$/.test(limit)) throw new HttpError(400, 'limit must be a whole number');
+    query.limit = Number(limit);
+  }
+  return query;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'body too large');
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'body is not JSON');
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}

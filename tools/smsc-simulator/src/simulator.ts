@@ -1,0 +1,86 @@
+import type { Server } from 'node:http';
+import { createLogger, type Logger } from '@seed/platform-logging';
+import { ReceiptDispatcher } from './delivery-receipts';
+import { createInspectionServer } from './inspection-api';
+import { MessageIdGenerator } from './message-ids';
+import { MessageStore } from './message-store';
+import { zeroCounters } from './simulator-stats';
+import { resolveSimulatorConfig, type SimulatorConfig } from './simulator.config';
+import { SmscServer } from './smsc-server';
+import { Throttle } from './throttle';
+
+export interface RunningSimulator {
+  /** The ports actually bound (useful when 0 asked for random ones). */
+  smppPort: number;
+  httpPort: number;
+  stop(): Promise<void>;
+}
+
+export interface SimulatorOptions {
+  /** Default: JSON logs on stdout at the configured level. */
+  logger?: Logger;
+  /** Drives final states and dropped connections; tests can make them deterministic. */
+  random?: () => number;
+}
+
+const SUMMARY_INTERVAL_MS = 10_000;
+
+/** Starts the SMPP listener and the inspection API; settings left out take their defaults. */
+export async function startSimulator(settings: Partial<SimulatorConfig> = {}, options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const config = { current: resolveSimulatorConfig(settings) };
+  const { host, maxMessages } = config.current;
+  const logger = options.logger ?? createLogger('smsc-simulator', config.current.logLevel);
+  const random = options.random ?? Math.random;
+  const counters = zeroCounters();
+  const store = new MessageStore(maxMessages);
+  const receipts = new ReceiptDispatcher(config, counters);
+  const smsc = new SmscServer({ config, store, receipts, counters, ids: new MessageIdGenerator(random), throttle: new Throttle(), random, logger });
+  const http = createInspectionServer({
+    config,
+    store,
+    counters,
+    gauges: () => ({
+      sessions: smsc.sessionCount,
+      boundSessions: smsc.boundSessionCount,
+      receiptsQueued: receipts.queuedCount,
+      receiptsInFlight: receipts.inFlightCount,
+      messagesStored: store.size,
+    }),
+  });
+
+  const stop = async () => {
+    clearInterval(summary);
+    receipts.stop();
+    http.closeAllConnections();
+    await Promise.all([smsc.close(), new Promise((resolve) => http.close(resolve))]);
+  };
+
+  let lastSubmits = 0;
+  const summary = setInterval(() => {
+    if (counters.submits === lastSubmits) return;
+    const perSecond = Math.round(((counters.submits - lastSubmits) * 1000) / SUMMARY_INTERVAL_MS);
+    lastSubmits = counters.submits;
+    logger.info({ ...counters, submitsPerSecond: perSecond, sessions: smsc.sessionCount, receiptsQueued: receipts.queuedCount }, 'smsc simulator summary');
+  }, SUMMARY_INTERVAL_MS);
+  summary.unref();
+
+  try {
+    const smppPort = await smsc.listen(host, config.current.smppPort);
+    const httpPort = await listen(http, host, config.current.httpPort);
+    return { smppPort, httpPort, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
