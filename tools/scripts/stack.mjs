@@ -2,6 +2,7 @@
 // ready, and stops them all on Ctrl-C / SIGTERM. Used by `npm start` and by the end-to-end tests.
 // Environment: what the services read (DATABASE_URL, KAFKA_BROKERS, ADMIN_TOKEN, ports, ...), plus
 //   HEALTH_PORT_BASE  first health/metrics port of the back-end services (default 3110, step 10)
+//   STACK_NODE_FLAGS  extra node flags for every service, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
 //   STACK_LOG         unset: every service logs JSON to this process's stdout; else a path prefix:
 //                     each service appends to <prefix><service>.log
 import { spawn } from 'node:child_process';
@@ -34,7 +35,8 @@ let stopping = false;
 function start(service) {
   const childEnv = { ...env, ...(service.name === 'api-gateway' || service.main ? {} : { HEALTH_PORT: String(service.port) }) };
   const main = join(root, service.main ?? join('dist/apps', service.name, 'src/main.js'));
-  const child = spawn(process.execPath, ['--enable-source-maps', main], {
+  const flags = (env.STACK_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, ['--enable-source-maps', ...flags, main], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Own process group: Ctrl-C reaches only this launcher, which then stops each service with
@@ -44,6 +46,7 @@ function start(service) {
   const sink = env.STACK_LOG
     ? createWriteStream(`${env.STACK_LOG}${service.name}.log`, { flags: 'a' })
     : process.stdout;
+  if (sink === process.stdout) process.stdout.setMaxListeners(0); // two pipes per service
   child.stdout.pipe(sink, { end: false });
   child.stderr.pipe(sink, { end: false });
   child.on('exit', (code, signal) => {
@@ -73,12 +76,17 @@ async function waitReady(service, deadline) {
 async function stop(code) {
   if (stopping) return;
   stopping = true;
-  const exits = [...children.values()].map((child) => new Promise((r) => child.once('exit', r)));
-  for (const child of children.values()) child.kill('SIGTERM');
   const timer = setTimeout(() => {
     for (const child of children.values()) child.kill('SIGKILL');
   }, 15_000);
-  await Promise.all(exits);
+  // Services first (they finish their work), the carrier simulator last (it still answers them).
+  const order = [services.filter((s) => !s.main), services.filter((s) => s.main)];
+  for (const group of order) {
+    const running = group.map((s) => children.get(s.name)).filter(Boolean);
+    const exits = running.map((child) => new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r))));
+    for (const child of running) child.kill('SIGTERM');
+    await Promise.all(exits);
+  }
   clearTimeout(timer);
   process.exit(code);
 }

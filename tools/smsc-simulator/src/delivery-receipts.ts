@@ -98,6 +98,7 @@ const SWEEP_INTERVAL_MS = 100;
 
 export class ReceiptDispatcher {
   // Delays are equal for all receipts, so arrival order is due order: a FIFO and one timer.
+  // (Right after the delay is shortened at run time, new receipts wait for the older ones.)
   private readonly delayed = new Fifo<PendingReceipt>();
   private delayTimer: NodeJS.Timeout | null = null;
   private readonly queues = new Map<string, Fifo<PendingReceipt>>();

@@ -41,7 +41,7 @@ export function createInspectionServer(ctx: InspectionContext): Server {
       .then(([status, body]) => send(res, status, body))
       .catch((error: unknown) => {
         if (error instanceof HttpError) send(res, error.status, { error: error.message, problems: error.problems });
-        else send(res, 500, { error: 'internal error' });
+        else send(res, 500, { error: 'internal error', detail: error instanceof Error ? error.message : String(error) });
       });
   });
 }
@@ -65,8 +65,8 @@ async function route(ctx: InspectionContext, req: IncomingMessage): Promise<[num
       return [200, { deleted }];
     }
     only('GET');
-    const messages = ctx.store.list(messageQuery(url.searchParams)).map(messageView);
-    return [200, { count: messages.length, messages }];
+    const { messages, matched } = ctx.store.list(messageQuery(url.searchParams));
+    return [200, { count: messages.length, matched, messages: messages.map(messageView) }];
   }
   const byId = /^\/messages\/([^/]+)$/.exec(path);
   if (byId) {
@@ -95,8 +95,11 @@ async function route(ctx: InspectionContext, req: IncomingMessage): Promise<[num
   throw new HttpError(404, `no route ${path}`);
 }
 
+/** A full store is 100,000 messages, some 70 MB of JSON: a page is enough unless asked for more. */
+const DEFAULT_LIST_LIMIT = 10_000;
+
 function messageQuery(params: URLSearchParams): MessageQuery {
-  const query: MessageQuery = {};
+  const query: MessageQuery = { limit: DEFAULT_LIST_LIMIT };
   const destination = params.get('destination');
   if (destination !== null) query.destination = destination;
   const since = params.get('since');

@@ -94,7 +94,7 @@ describe('message store', () => {
     for (const id of ['1', '2', '3']) addPart(store, id, encodeGsm7(id), { esmClass: 0 });
     expect(store.size).toBe(2);
     expect(store.get('1')).toBeUndefined();
-    expect(store.list({}).map((m) => m.messageId)).toEqual(['2', '3']);
+    expect(store.list({}).messages.map((m) => m.messageId)).toEqual(['2', '3']);
   });
 
   it('filters by destination and time, and limits', () => {
@@ -102,9 +102,11 @@ describe('message store', () => {
     addPart(store, '1', encodeGsm7('a'), { esmClass: 0, destination: '111' });
     addPart(store, '2', encodeGsm7('b'), { esmClass: 0, destination: '222' });
     addPart(store, '3', encodeGsm7('c'), { esmClass: 0, destination: '111' });
-    expect(store.list({ destination: '111' }).map((m) => m.messageId)).toEqual(['1', '3']);
-    expect(store.list({ since: new Date(at.getTime() + 1) })).toEqual([]);
-    expect(store.list({ limit: 1 }).map((m) => m.messageId)).toEqual(['1']);
+    expect(store.list({ destination: '111' }).messages.map((m) => m.messageId)).toEqual(['1', '3']);
+    expect(store.list({ since: new Date(at.getTime() + 1) })).toEqual({ messages: [], matched: 0 });
+    const limited = store.list({ limit: 1 });
+    expect(limited.messages.map((m) => m.messageId)).toEqual(['1']);
+    expect(limited.matched).toBe(3);
     expect(store.clear()).toBe(3);
     expect(store.get('1')).toBeUndefined();
   });

@@ -140,7 +140,8 @@ export function decodePdu(buf: Buffer): Pdu {
   const commandLength = buf.readUInt32BE(0);
   if (commandLength !== buf.length) throw new PduDecodeError(CommandStatus.ESME_RINVCMDLEN, 'command_length does not match');
   const commandId = buf.readUInt32BE(4);
-  const header: Header = { commandStatus: buf.readUInt32BE(8), sequenceNumber: buf.readUInt32BE(12) };
+  const commandStatus = buf.readUInt32BE(8);
+  const sequenceNumber = buf.readUInt32BE(12);
   const body = new BodyReader(buf, PDU_HEADER_LENGTH, commandLength);
   const command = commandNameById.get(commandId);
   switch (command) {
@@ -148,7 +149,7 @@ export function decodePdu(buf: Buffer): Pdu {
     case 'bind_receiver':
     case 'bind_transceiver':
       return {
-        command, ...header,
+        command, commandStatus, sequenceNumber,
         systemId: body.cString(), password: body.cString(), systemType: body.cString(),
         interfaceVersion: body.u8(), addrTon: body.u8(), addrNpi: body.u8(), addressRange: body.cString(),
       };
@@ -156,25 +157,25 @@ export function decodePdu(buf: Buffer): Pdu {
     case 'bind_receiver_resp':
     case 'bind_transceiver_resp':
       // An error response may omit the body (section 4.1).
-      return { command, ...header, systemId: body.remaining > 0 ? body.cString() : '', tlvs: body.tlvs() };
+      return { command, commandStatus, sequenceNumber, systemId: body.remaining > 0 ? body.cString() : '', tlvs: body.tlvs() };
     case 'submit_sm':
     case 'deliver_sm':
-      return decodeShortMessage(command, header, body);
+      return decodeShortMessage(command, commandStatus, sequenceNumber, body);
     case 'submit_sm_resp':
     case 'deliver_sm_resp':
-      return { command, ...header, messageId: body.remaining > 0 ? body.cString() : '' };
+      return { command, commandStatus, sequenceNumber, messageId: body.remaining > 0 ? body.cString() : '' };
     case 'enquire_link':
     case 'enquire_link_resp':
     case 'unbind':
     case 'unbind_resp':
     case 'generic_nack':
-      return { command, ...header };
+      return { command, commandStatus, sequenceNumber };
     case undefined:
-      return { command: 'unknown', commandId, ...header, body: Buffer.from(buf.subarray(PDU_HEADER_LENGTH)) };
+      return { command: 'unknown', commandId, commandStatus, sequenceNumber, body: Buffer.from(buf.subarray(PDU_HEADER_LENGTH)) };
   }
 }
 
-function decodeShortMessage(command: ShortMessagePdu['command'], header: Header, body: BodyReader): ShortMessagePdu {
+function decodeShortMessage(command: ShortMessagePdu['command'], commandStatus: number, sequenceNumber: number, body: BodyReader): ShortMessagePdu {
   const serviceType = body.cString();
   const sourceAddrTon = body.u8();
   const sourceAddrNpi = body.u8();
@@ -193,7 +194,7 @@ function decodeShortMessage(command: ShortMessagePdu['command'], header: Header,
   const smDefaultMsgId = body.u8();
   const shortMessage = body.octets(body.u8());
   return {
-    command, ...header, serviceType, sourceAddrTon, sourceAddrNpi, sourceAddr, destAddrTon, destAddrNpi,
+    command, commandStatus, sequenceNumber, serviceType, sourceAddrTon, sourceAddrNpi, sourceAddr, destAddrTon, destAddrNpi,
     destinationAddr, esmClass, protocolId, priorityFlag, scheduleDeliveryTime, validityPeriod,
     registeredDelivery, replaceIfPresentFlag, dataCoding, smDefaultMsgId, shortMessage, tlvs: body.tlvs(),
   };

@@ -101,7 +101,14 @@ class SmppSession implements ReceiptChannel {
         return;
       }
       if (data.length - offset < length) break;
-      this.handle(data.subarray(offset, offset + length));
+      try {
+        this.handle(data.subarray(offset, offset + length));
+      } catch (error) {
+        // A bug here must cost one session, not the simulator (and the other sessions with it).
+        this.ctx.logger.error({ err: error, systemId: this.systemId, remote: this.remote }, 'session failed; closing it');
+        this.drop();
+        return;
+      }
       offset += length;
     }
     if (offset < data.length && !this.closing) this.unread = data.subarray(offset);

@@ -128,14 +128,11 @@ export class SmppCarrier {
     while (this.outstanding > 0 && Date.now() < deadline) await sleep(20);
     const session = this.session;
     if (!session) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => session.destroy(() => resolve()), 2000);
-      if (!this.bound) return session.destroy(() => resolve());
-      session.unbind({}, () => {
-        clearTimeout(timer);
-        session.close(() => resolve());
-      });
-    });
+    const closed = new Promise<void>((resolve) => session.once('close', () => resolve()));
+    // Unbind politely when bound; either way the socket is closed within two seconds.
+    if (this.bound) session.unbind({}, () => session.close());
+    else session.destroy();
+    await Promise.race([closed, sleep(2000).then(() => session.destroy())]);
     this.bound = false;
   }
 

@@ -5,6 +5,7 @@ import { quoteSchema, type Projection, type SqlExecutor, type StoredEvent } from
 export class BatchesProjection implements Projection {
   readonly name = 'read-model:batches';
   readonly tables = ['batches'];
+  readonly types = ['BatchSubmitted'];
   private readonly s: string;
 
   constructor(schema: string) {

@@ -46,6 +46,7 @@ interface StateChange {
 export class MessagesProjection implements Projection {
   readonly name = 'read-model:messages';
   readonly tables = ['messages'];
+  readonly types = ['MessageQueued', 'MessageRejected', 'MessageSent', 'MessageDelivered', 'MessageUndelivered'];
   private readonly s: string;
 
   constructor(schema: string) {

@@ -28,6 +28,8 @@ export class MessageSender {
   private running = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  /** Results handed to the writer and not yet committed; a round does not wait for them. */
+  private readonly recording = new Set<Promise<void>>();
 
   constructor(
     private readonly queue: OutboundQueueRepository,
@@ -48,6 +50,7 @@ export class MessageSender {
     this.wakeUp?.();
     await this.loop;
     await this.writer.drain();
+    await Promise.allSettled([...this.recording]);
   }
 
   /** New messages were queued: look now instead of at the next poll. */
@@ -77,10 +80,23 @@ export class MessageSender {
     }
   }
 
+  /**
+   * Hands a result to the writer without waiting for its commit, so the next round's submits
+   * overlap this round's writes. If the record fails, the row keeps its lease and comes back
+   * after it: the message is then sent again (it was on the wire when the failure happened).
+   */
+  private record(item: Parameters<MessageLifecycleWriter['record']>[0]): void {
+    const pending = this.writer
+      .record(item)
+      .catch((error: unknown) => this.logger.error({ err: error, umid: 'umid' in item ? item.umid : undefined }, 'send result not recorded'))
+      .finally(() => this.recording.delete(pending));
+    this.recording.add(pending);
+  }
+
   private async send(message: OutboundMessage): Promise<Outcome> {
     const now = new Date().toISOString();
     if (message.expiry && message.expiry <= now) {
-      await this.writer.record({ umid: message.umid, command: { type: 'ExpireBeforeHandoff', at: now } });
+      this.record({ umid: message.umid, command: { type: 'ExpireBeforeHandoff', at: now } });
       return 'recorded';
     }
     if (!this.running) return 'released';
@@ -92,7 +108,7 @@ export class MessageSender {
     const at = new Date().toISOString();
     const refused = outcomes.find((o) => !o.ok && !o.temporary);
     if (refused && !refused.ok) {
-      await this.writer.record({
+      this.record({
         umid: message.umid,
         command: { type: 'RecordSubmissionFailure', errorCode: `0x${refused.status.toString(16).padStart(8, '0')}`, errorMessage: refused.detail, at },
       });
@@ -106,7 +122,7 @@ export class MessageSender {
       return 'recorded';
     }
     const carrierMessageIds = outcomes.map((o) => (o.ok ? o.messageId : ''));
-    await this.writer.record({ umid: message.umid, command: { type: 'RecordSubmission', carrierMessageIds, at } });
+    this.record({ umid: message.umid, command: { type: 'RecordSubmission', carrierMessageIds, at } });
     return 'recorded';
   }
 

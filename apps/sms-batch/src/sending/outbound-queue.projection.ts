@@ -8,6 +8,7 @@ import { quoteSchema, type Projection, type SqlExecutor, type StoredEvent } from
 export class OutboundQueueProjection implements Projection {
   readonly name = 'outbound-queue';
   readonly tables = ['outbound_queue'];
+  readonly types = ['MessageQueued', 'MessageSent', 'MessageUndelivered'];
   private readonly s: string;
 
   constructor(schema: string) {

@@ -9,6 +9,11 @@ export interface EventHandler {
   /** Stable name; the checkpoint is kept under it. */
   readonly name: string;
   /**
+   * The event types it handles; others are skipped (their bodies are not even read). Absent:
+   * every event. A projection that needs one type in a hundred reads a hundredth of the bytes.
+   */
+  readonly types?: readonly string[];
+  /**
    * Handles events in log order. Runs inside the transaction that then advances the checkpoint,
    * so a projection's rows and its checkpoint commit together. Throwing rolls both back and the
    * same events come again after a pause.
@@ -100,18 +105,22 @@ export class EventSubscription {
         [this.handler.name],
       );
       // ORDER BY names the table's columns: a bare `transaction_id` would mean the text alias of
-      // EVENT_COLUMNS and sort "10" before "9".
-      const rows: EventRow[] = await tx.query(
-        `SELECT ${EVENT_COLUMNS} FROM ${this.s}.events
+      // EVENT_COLUMNS and sort "10" before "9". Events of other types come back without their
+      // body, so the checkpoint still moves past them.
+      const rows: (EventRow & { wanted: boolean })[] = await tx.query(
+        `SELECT ${EVENT_COLUMNS.replace('data,', `CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data END AS data,`)},
+                ($4::text[] IS NULL OR type = ANY($4::text[])) AS wanted
+           FROM ${this.s}.events
           WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
             AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
           ORDER BY events.transaction_id, events.global_position
           LIMIT $3`,
-        [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', this.batchSize],
+        [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', this.batchSize, this.handler.types ?? null],
       );
       const last = rows[rows.length - 1];
       if (!last) return 0;
-      await this.handler.handle(rows.map((row) => this.store.toStoredEvent(row)), tx);
+      const wanted = rows.filter((row) => row.wanted);
+      if (wanted.length > 0) await this.handler.handle(wanted.map((row) => this.store.toStoredEvent(row)), tx);
       await tx.query(
         `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
          VALUES ($1, $2::xid8, $3, now())

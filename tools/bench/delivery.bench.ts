@@ -1,0 +1,106 @@
+// `npm run bench:delivery`: messages with receipts through the running stack (npm start, with the
+// SMSC simulator as carrier) and back: time to the last submit_sm, time to the last receipt
+// recorded, end-to-end messages/s, and the CPU each process used meanwhile.
+// Settings: BENCH_MESSAGES (10000), MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN, SMSC_HTTP_URL.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(__dirname, '../../..');
+const env = process.env;
+const total = Number(env['BENCH_MESSAGES'] ?? 10_000);
+const messagingUrl = env['MESSAGING_URL'] ?? 'http://127.0.0.1:3000';
+const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
+const smscUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
+const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
+const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
+const TICKS_PER_SECOND = 100;
+
+async function json<T>(url: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(url, init);
+  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** CPU seconds (user + system) used so far by every process whose command line matches. */
+function cpuSeconds(pattern: string): number {
+  let pids: string[] = [];
+  try {
+    pids = execFileSync('pgrep', ['-f', pattern]).toString().trim().split('\n').filter(Boolean);
+  } catch {
+    return 0;
+  }
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks / TICKS_PER_SECOND;
+}
+
+async function main(): Promise<void> {
+  const accountId = `delivery${Date.now().toString(36)}`;
+  const { apiKey } = await json<{ apiKey: string }>(`${adminUrl}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ accountId }),
+  });
+  const subAccountId = `${accountId}_hq`;
+  await json(`${smscUrl}/messages`, { method: 'DELETE' });
+  const messages = Array.from({ length: total }, (_, i) => ({
+    destination: `+447700${String(100_000 + (i % 900_000)).padStart(6, '0')}`,
+    text: `Delivery check ${i}: your parcel arrives today.`,
+  }));
+  const cpuBefore = PROCESSES.map(cpuSeconds);
+  const started = performance.now();
+  const batch = await json<{ batchId: string; acceptedCount: number }>(`${messagingUrl}/sms/v1/${subAccountId}/many`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ template: { source: 'BENCH' }, messages }),
+  });
+  const acceptedMs = performance.now() - started;
+
+  let lastSubmitMs = 0;
+  let lastReceiptMs = 0;
+  const deadline = Date.now() + 10 * 60_000;
+  while (Date.now() < deadline) {
+    if (!lastSubmitMs) {
+      const stats = await json<{ accepted: number }>(`${smscUrl}/stats`);
+      if (stats.accepted >= batch.acceptedCount) lastSubmitMs = performance.now() - started;
+    }
+    const view = await json<{ states: Record<string, number> }>(`${messagingUrl}/sms/v1/${subAccountId}/batches/${batch.batchId}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    if ((view.states['delivered'] ?? 0) + (view.states['undelivered'] ?? 0) >= batch.acceptedCount) {
+      lastReceiptMs = performance.now() - started;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!lastReceiptMs) throw new Error('not every message reached a final state within 10 minutes');
+  const cpu = Object.fromEntries(PROCESSES.map((p, i) => [p.split('/').slice(-3, -2)[0] ?? p, Number((cpuSeconds(p) - (cpuBefore[i] ?? 0)).toFixed(1))]));
+  console.log(
+    JSON.stringify(
+      {
+        messages: batch.acceptedCount,
+        acceptMs: Math.round(acceptedMs),
+        timeToLastSubmitMs: Math.round(lastSubmitMs || lastReceiptMs),
+        timeToLastReceiptMs: Math.round(lastReceiptMs),
+        endToEndMessagesPerSecond: Math.round(batch.acceptedCount / (lastReceiptMs / 1000)),
+        cpuSeconds: cpu,
+        wallSeconds: Number((lastReceiptMs / 1000).toFixed(1)),
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
