@@ -1,3 +1,4 @@
+import { ProjectionGroup } from '@seed/platform-event-store';
 import { commandTopic, deadLetterTopic, eventTopic } from '@seed/platform-kafka';
 import type { ServiceDefinition } from '@seed/platform-nest';
 import { SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
@@ -14,9 +15,10 @@ export const smsBatchService: ServiceDefinition = {
   topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), deadLetterTopic(SMS_BATCH_COMMAND_TOPIC), eventTopic(SMS_BATCH_EVENT_TOPIC)],
 };
 
-/** Every read model of the service (the outbound queue too); `npm run replay -- sms-batch` rebuilds them all. */
+/**
+ * Every read model of the service (the outbound queue too), fed by one follower of the log;
+ * `npm run replay -- sms-batch` rebuilds them all.
+ */
 export const smsBatchProjections = (schema: string) => [
-  new BatchesProjection(schema),
-  new MessagesProjection(schema),
-  new OutboundQueueProjection(schema),
+  new ProjectionGroup('read-models', [new BatchesProjection(schema), new MessagesProjection(schema), new OutboundQueueProjection(schema)]),
 ];

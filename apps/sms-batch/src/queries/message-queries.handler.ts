@@ -5,7 +5,9 @@ import { ApiErrorCode, type CommandReply } from '@seed/contracts';
 import { EventStore, quoteSchema, type StoredEvent } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import {
+  batchStreamId,
   messageStreamId,
+  type BatchSubmittedV1,
   QUEUED_DESCRIPTION,
   type BatchView,
   type GetBatchQuery,
@@ -70,6 +72,25 @@ export class MessageQueriesHandler {
     };
   }
 
+  /** A batch accepted a moment ago may not be in the read model yet; its own event answers. */
+  private async batchFromLog(query: GetBatchQuery): Promise<CommandReply<BatchView>> {
+    const [event] = await this.store.readStream(this.dataSource.manager, batchStreamId(query.data.batchId));
+    const batch = event?.data as BatchSubmittedV1 | undefined;
+    if (!batch || batch.subAccountId !== query.data.subAccountId || batch.accountId !== query.data.accountId) return NOT_FOUND;
+    return {
+      ok: true,
+      result: {
+        batchId: batch.batchId,
+        clientBatchId: batch.clientBatchId,
+        subAccountId: batch.subAccountId,
+        submittedAt: batch.submittedAt,
+        acceptedCount: batch.acceptedCount,
+        rejectedCount: batch.rejectedCount,
+        states: { queued: batch.acceptedCount, rejected: batch.rejectedCount, sent: 0, delivered: 0, undelivered: 0 },
+      },
+    };
+  }
+
   @MessagePattern('GetBatch')
   async getBatch(@Payload() query: GetBatchQuery): Promise<CommandReply<BatchView>> {
     const [batch] = await this.dataSource.query(
@@ -77,7 +98,7 @@ export class MessageQueriesHandler {
          FROM ${this.s}.batches WHERE batch_id = $1 AND sub_account_id = $2 AND account_id = $3`,
       [query.data.batchId, query.data.subAccountId, query.data.accountId],
     );
-    if (!batch) return NOT_FOUND;
+    if (!batch) return this.batchFromLog(query);
     const counts: { state: MessageStateName; count: number }[] = await this.dataSource.query(
       `SELECT state, count(*)::int AS count FROM ${this.s}.messages WHERE batch_id = $1 GROUP BY state`,
       [query.data.batchId],

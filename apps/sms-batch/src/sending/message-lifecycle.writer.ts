@@ -26,9 +26,14 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-const FLUSH_EVERY_MS = 20;
-const MAX_ITEMS_PER_FLUSH = 1000;
+// Small, frequent transactions: a receipt is acknowledged to the carrier only after its flush
+// commits, so the flush time bounds how fast the carrier's receipt window turns over.
+const FLUSH_EVERY_MS = 5;
+const MAX_ITEMS_PER_FLUSH = 250;
 const MAX_CONFLICT_RETRIES = 5;
+const MAX_CACHED_STATES = 100_000;
+
+const isFinal = (state: MessageState): boolean => state.status === 'delivered' || state.status === 'undelivered';
 
 /**
  * Records what happens to messages after acceptance (sent, refused, expired, receipts) in their
@@ -41,6 +46,13 @@ const MAX_CONFLICT_RETRIES = 5;
 export class MessageLifecycleWriter {
   private readonly s: string;
   private queue: Pending[] = [];
+  /**
+   * Folded state of messages between their submission and their receipt, so the receipt's
+   * decision needs no second read of the stream. Only ever a shortcut: the append's expected
+   * version still guards, and a conflict empties it.
+   */
+  private readonly cache = new Map<string, { version: number; state: MessageState }>();
+  private pendingCache: [string, { version: number; state: MessageState }][] = [];
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -84,9 +96,14 @@ export class MessageLifecycleWriter {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.dataSource.transaction((tx) => this.decideAndAppend(tx, batch.map((p) => p.item)));
+        this.rememberStates();
         break;
       } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
+        this.pendingCache = [];
+        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) {
+          this.cache.clear(); // another writer (a replica) appended: read the streams afresh
+          continue;
+        }
         this.logger.error({ err: error, items: batch.length }, 'message lifecycle not recorded');
         for (const p of batch) p.reject(error);
         return;
@@ -98,8 +115,13 @@ export class MessageLifecycleWriter {
 
   /** One transaction for the whole batch. */
   private async decideAndAppend(tx: SqlExecutor, items: LifecycleItem[]): Promise<void> {
-    const receiptKeys = items.flatMap((i) => ('receipt' in i ? [carrierIdKey(i.receipt.carrierMessageId)] : []));
+    // Submitted ids are stored under their normalised key only; a receipt's id is looked up in
+    // every form it may stand for (hex read as decimal and the reverse).
+    const receiptKeys = items.flatMap((i) => ('receipt' in i ? carrierIdKeys(i.receipt.carrierMessageId) : []));
     const umidByKey = await this.umidsByCarrierKey(tx, receiptKeys);
+    const umidOfReceipt = (receipt: CarrierReceipt): string | undefined =>
+      umidByKey.get(carrierIdKey(receipt.carrierMessageId)) ??
+      carrierIdKeys(receipt.carrierMessageId).map((key) => umidByKey.get(key)).find(Boolean);
     const decisions: { umid: string; command: MessageCommand }[] = [];
     const toPark: CarrierReceipt[] = [];
     for (const item of items) {
@@ -107,15 +129,21 @@ export class MessageLifecycleWriter {
         decisions.push(item);
         continue;
       }
-      const umid = umidByKey.get(carrierIdKey(item.receipt.carrierMessageId));
+      const umid = umidOfReceipt(item.receipt);
       if (umid) decisions.push({ umid, command: { type: 'RecordReceipt', receipt: item.receipt } });
       else toPark.push(item.receipt);
     }
 
     const umids = [...new Set(decisions.map((d) => d.umid))];
-    const streams = await this.store.readStreams(tx, umids.map(messageStreamId));
     const states = new Map<string, { version: number; state: MessageState; events: MessageLifecycleEvent[] }>();
+    const unknown = umids.filter((umid) => !this.cache.has(umid));
+    const streams = await this.store.readStreams(tx, unknown.map(messageStreamId));
     for (const umid of umids) {
+      const cached = this.cache.get(umid);
+      if (cached) {
+        states.set(umid, { ...cached, events: [] });
+        continue;
+      }
       const events = streams.get(messageStreamId(umid)) ?? [];
       states.set(umid, { version: events.length, state: events.reduce(evolveMessage, initialMessageState()), events: [] });
     }
@@ -135,10 +163,11 @@ export class MessageLifecycleWriter {
 
     // Receipts that came before their submission was recorded: applied in this same transaction.
     const sentNow = [...states.entries()].flatMap(([umid, e]) =>
-      e.events.filter((ev) => ev.type === 'MessageSent').flatMap((ev) => (ev.data as MessageSentV1).carrierMessageIds.flatMap((id) => carrierIdKeys(id).map((key) => ({ key, umid })))),
+      e.events.filter((ev) => ev.type === 'MessageSent').flatMap((ev) => (ev.data as MessageSentV1).carrierMessageIds.map((id) => ({ id, umid }))),
     );
     if (sentNow.length > 0) {
-      const umidOf = new Map(sentNow.map((k) => [k.key, k.umid]));
+      // Parked receipts are keyed by their own id's normalised form: match every form of the sent ids.
+      const umidOf = new Map(sentNow.flatMap(({ id, umid }) => carrierIdKeys(id).map((key) => [key, umid] as const)));
       const parked: { carrier_key: string; receipt: CarrierReceipt }[] = await tx.query(
         `DELETE FROM ${this.s}.parked_receipts WHERE carrier_key = ANY($1::text[]) RETURNING carrier_key, receipt`,
         [[...umidOf.keys()]],
@@ -154,6 +183,7 @@ export class MessageLifecycleWriter {
 
     const changed = [...states.entries()].filter(([, e]) => e.events.length > 0);
     const context = currentCorrelation();
+    this.pendingCache = changed.map(([umid, e]) => [umid, { version: e.version + e.events.length, state: e.state }]);
     await this.store.append(
       tx,
       changed.map(([umid, e]) => ({ streamId: messageStreamId(umid), expectedVersion: e.version, events: e.events })),
@@ -164,7 +194,7 @@ export class MessageLifecycleWriter {
       await tx.query(
         `INSERT INTO ${this.s}.carrier_ids (carrier_key, umid)
          SELECT key, umid FROM jsonb_to_recordset($1::jsonb) AS r(key text, umid uuid) ON CONFLICT DO NOTHING`,
-        [JSON.stringify(sentNow)],
+        [JSON.stringify(sentNow.map(({ id, umid }) => ({ key: carrierIdKey(id), umid })).filter((k) => k.key !== ''))],
       );
     }
     // Sent or final: off the queue now, so it is never claimed again (the queue projection agrees later).
@@ -176,6 +206,20 @@ export class MessageLifecycleWriter {
          SELECT key, receipt FROM jsonb_to_recordset($1::jsonb) AS r(key text, receipt jsonb)`,
         [JSON.stringify(toPark.map((receipt) => ({ key: carrierIdKey(receipt.carrierMessageId), receipt })))],
       );
+    }
+  }
+
+  /** Committed: the folded states are now what the streams hold. */
+  private rememberStates(): void {
+    for (const [umid, entry] of this.pendingCache) {
+      if (isFinal(entry.state)) this.cache.delete(umid);
+      else this.cache.set(umid, entry);
+    }
+    this.pendingCache = [];
+    // Oldest first out: a Map iterates in insertion order.
+    for (const umid of this.cache.keys()) {
+      if (this.cache.size <= MAX_CACHED_STATES) break;
+      this.cache.delete(umid);
     }
   }
 

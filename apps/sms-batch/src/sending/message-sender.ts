@@ -5,7 +5,7 @@ import type { MessageLifecycleWriter } from './message-lifecycle.writer';
 import type { OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
 
 export interface SenderSettings {
-  /** Rows claimed per round. */
+  /** Messages in progress at most (claimed, being submitted); claims top this up. */
   claimSize: number;
   leaseMs: number;
   idleMs: number;
@@ -18,8 +18,8 @@ export interface SenderSettings {
 type Outcome = 'recorded' | 'released';
 
 /**
- * Hands due messages to the carrier: claims a round of rows, submits every part within the
- * carrier's window, and records each result (sent with its carrier ids, refused, expired) through
+ * Hands due messages to the carrier: keeps up to `claimSize` claimed messages in progress,
+ * submits every part within the carrier's window, and records each result (sent with its carrier ids, refused, expired) through
  * the lifecycle writer. Temporary refusals go back to the queue with backoff. On stop, nothing new
  * is claimed; submits already on the wire finish and are recorded; claimed rows not yet submitted
  * are released. A message is sent twice only if the process dies between its submit and the record.
@@ -28,8 +28,11 @@ export class MessageSender {
   private running = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
-  /** Results handed to the writer and not yet committed; a round does not wait for them. */
+  /** Results handed to the writer and not yet committed; sending does not wait for them. */
   private readonly recording = new Set<Promise<void>>();
+  private inFlight = 0;
+  /** Claimed but not submitted because the sender is stopping: handed back on the way out. */
+  private readonly released: string[] = [];
 
   constructor(
     private readonly queue: OutboundQueueRepository,
@@ -58,25 +61,48 @@ export class MessageSender {
     this.wakeUp?.();
   }
 
+  /**
+   * A pipeline, not rounds: as soon as a quarter of the in-flight room is free, more messages are
+   * claimed, so the carrier window never drains while the slowest submit of a round finishes.
+   */
   private async run(): Promise<void> {
+    const room = this.settings.claimSize;
     while (this.running) {
       try {
         if (!this.carrier.isBound()) {
           await this.carrier.waitUntilBound(this.settings.idleMs * 10);
           continue;
         }
-        const claimed = await this.queue.claim(this.settings.claimSize, this.settings.leaseMs);
+        const free = room - this.inFlight;
+        if (free < Math.max(1, room / 4)) {
+          await this.pause(this.settings.idleMs);
+          continue;
+        }
+        const claimed = await this.queue.claim(free, this.settings.leaseMs);
         if (claimed.length === 0) {
           await this.pause(this.settings.idleMs);
           continue;
         }
-        const outcomes = await Promise.all(claimed.map((m) => this.send(m)));
-        const released = claimed.filter((_, i) => outcomes[i] === 'released').map((m) => m.umid);
-        if (released.length > 0 && !this.running) await this.queue.release(released, 0, false);
+        for (const message of claimed) void this.track(message);
       } catch (error) {
-        this.logger.error({ err: error }, 'sending round failed; retrying');
+        this.logger.error({ err: error }, 'claiming messages failed; retrying');
         await this.pause(1000);
       }
+    }
+    while (this.inFlight > 0) await this.pause(this.settings.idleMs);
+    if (this.released.length > 0) await this.queue.release(this.released.splice(0), 0, false);
+  }
+
+  private async track(message: OutboundMessage): Promise<void> {
+    this.inFlight++;
+    try {
+      if ((await this.send(message)) === 'released') this.released.push(message.umid);
+    } catch (error) {
+      // Left leased: it comes back when the lease ends.
+      this.logger.error({ err: error, umid: message.umid }, 'sending a message failed');
+    } finally {
+      this.inFlight--;
+      this.wakeUp?.();
     }
   }
 

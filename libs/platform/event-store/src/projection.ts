@@ -2,7 +2,8 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { EventStore } from './event-store';
 import { EventSubscription, type EventHandler } from './event-subscription';
-import { quoteSchema } from './sql-executor';
+import { quoteSchema, type SqlExecutor } from './sql-executor';
+import type { StoredEvent } from './stored-event';
 
 /**
  * A read model: a pure function of the log, written with its checkpoint in one transaction.
@@ -29,4 +30,29 @@ export async function replayProjection(
     await tx.query(`DELETE FROM ${s}.subscription_checkpoints WHERE subscription = $1`, [projection.name]);
   });
   return new EventSubscription(dataSource, store, projection, logger, { batchSize: 5000 }).catchUp();
+}
+
+/**
+ * Several read models fed by one follower: the log is read (and each event body parsed) once,
+ * and all of them move forward in one transaction with one checkpoint. Each still sees only
+ * the event types it declares.
+ */
+export class ProjectionGroup implements Projection {
+  readonly tables: readonly string[];
+  readonly types: readonly string[] | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly members: readonly Projection[],
+  ) {
+    this.tables = members.flatMap((m) => m.tables);
+    this.types = members.every((m) => m.types) ? [...new Set(members.flatMap((m) => m.types ?? []))] : undefined;
+  }
+
+  async handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void> {
+    for (const member of this.members) {
+      const wanted = member.types ? events.filter((e) => member.types?.includes(e.type)) : events;
+      if (wanted.length > 0) await member.handle(wanted, db);
+    }
+  }
 }

@@ -1,0 +1,190 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { requireEnv, uniqueName, type RunningStack } from '@seed/platform-testing';
+import { SmsBatchDb } from './database';
+
+const ROOT = join(__dirname, '../../../..');
+
+/** The services this helper runs; the others of the platform are not needed to send SMS. */
+export type ServiceName = 'smsc-simulator' | 'sms-batch' | 'api-gateway';
+
+const MAINS: Record<ServiceName, string> = {
+  'smsc-simulator': 'dist/tools/smsc-simulator/src/main.js',
+  'sms-batch': 'dist/apps/sms-batch/src/main.js',
+  'api-gateway': 'dist/apps/api-gateway/src/main.js',
+};
+
+export interface ProcessStack extends RunningStack {
+  /** Starts the service (again, after a kill) and waits until it answers its readiness check. */
+  start(service: ServiceName): Promise<void>;
+  /** Sends `signal` to the service and resolves with how it ended (exit code or signal name). */
+  kill(service: ServiceName, signal: NodeJS.Signals): Promise<string>;
+}
+
+/**
+ * The SMSC simulator, sms-batch and the api-gateway as separate processes from dist/, with the
+ * environment `startStack` gives them (free ports, a topic and schema prefix of their own), but
+ * without tools/scripts/stack.mjs, which stops every service when one exits: here one service can
+ * be stopped or killed and started again while the others keep running.
+ */
+export async function startProcesses(extraEnv: Record<string, string> = {}): Promise<ProcessStack> {
+  if (!existsSync(join(ROOT, MAINS['sms-batch']))) throw new Error('dist/ is missing: run `node tools/scripts/build.mjs` first');
+  const name = uniqueName('e2e');
+  const base = await freePortBlock();
+  const [messaging, agent, admin, smscPort, smscHttp, health] = [base, base + 1, base + 2, base + 3, base + 4, base + 10];
+  const adminToken = randomBytes(24).toString('hex');
+  const logDir = join(ROOT, '.local/e2e-logs');
+  mkdirSync(logDir, { recursive: true });
+  const env: Record<string, string> = {
+    DATABASE_URL: requireEnv('DATABASE_URL'),
+    KAFKA_BROKERS: requireEnv('KAFKA_BROKERS'),
+    KAFKA_TOPIC_PREFIX: `${name}.`,
+    DATABASE_SCHEMA_PREFIX: `${name}_`,
+    ADMIN_TOKEN: adminToken,
+    MESSAGING_API_PORT: String(messaging),
+    AGENT_API_PORT: String(agent),
+    ADMIN_API_PORT: String(admin),
+    HTTP_HOST: '127.0.0.1',
+    SMSC_HOST: '127.0.0.1',
+    SMSC_PORT: String(smscPort),
+    SMSC_HTTP_PORT: String(smscHttp),
+    SMPP_URL: `smpp://seed:secret@127.0.0.1:${smscPort}`,
+    DATABASE_POOL_SIZE: '5',
+    KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'info',
+    ...extraEnv,
+  };
+  const readyUrl: Record<ServiceName, string> = {
+    'smsc-simulator': `http://127.0.0.1:${smscHttp}/health`,
+    'sms-batch': `http://127.0.0.1:${health}/health/ready`,
+    'api-gateway': `http://127.0.0.1:${admin}/health/ready`,
+  };
+  const children = new Map<ServiceName, ChildProcess>();
+
+  const start = async (service: ServiceName): Promise<void> => {
+    if (children.has(service)) throw new Error(`${service} is already running`);
+    const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, MAINS[service])], {
+      env: { PATH: process.env['PATH'] ?? '', ...env, ...(service === 'sms-batch' ? { HEALTH_PORT: String(health) } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = createWriteStream(join(logDir, `${name}.${service}.log`), { flags: 'a' });
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    children.set(service, child);
+    child.once('exit', () => {
+      if (children.get(service) === child) children.delete(service);
+    });
+    await waitReady(service, child, readyUrl[service], `.local/e2e-logs/${name}.${service}.log`);
+  };
+
+  const kill = (service: ServiceName, signal: NodeJS.Signals): Promise<string> => {
+    const child = children.get(service);
+    if (!child) throw new Error(`${service} is not running`);
+    const exited = new Promise<string>((resolve) => child.once('exit', (code, sig) => resolve(sig ?? `exit ${code}`)));
+    child.kill(signal);
+    return exited;
+  };
+
+  const stopAll = async (): Promise<void> => {
+    const timer = setTimeout(() => [...children.values()].forEach((c) => c.kill('SIGKILL')), 15_000);
+    // Services first (they finish their work), the simulator last (it still answers them).
+    const stopping = (['sms-batch', 'api-gateway'] as const).filter((s) => children.has(s)).map((s) => kill(s, 'SIGTERM'));
+    await Promise.all(stopping);
+    if (children.has('smsc-simulator')) await kill('smsc-simulator', 'SIGTERM');
+    clearTimeout(timer);
+  };
+
+  try {
+    await start('smsc-simulator');
+    await Promise.all([start('sms-batch'), start('api-gateway')]);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  const adminUrl = `http://127.0.0.1:${admin}`;
+  let accounts = 0;
+  return {
+    messagingUrl: `http://127.0.0.1:${messaging}`,
+    agentUrl: `http://127.0.0.1:${agent}`,
+    adminUrl,
+    adminToken,
+    smscUrl: `http://127.0.0.1:${smscHttp}`,
+    topicPrefix: `${name}.`,
+    schemaPrefix: `${name}_`,
+    env,
+    async createAccount(accountId = `acct${++accounts}${randomBytes(3).toString('hex')}`) {
+      const res = await fetch(`${adminUrl}/admin/v1/accounts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ accountId }),
+      });
+      if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${await res.text()}`);
+      const body = (await res.json()) as { subAccountIds: string[]; apiKey: string; apiKeyId: string };
+      return { accountId, subAccountId: body.subAccountIds[0] as string, apiKey: body.apiKey, apiKeyId: body.apiKeyId };
+    },
+    start,
+    kill,
+    stop: stopAll,
+  };
+}
+
+/** `startProcesses` for the calling test file: started in beforeAll, stopped in afterAll. */
+export function useProcesses(extraEnv: Record<string, string> = {}): { readonly stack: ProcessStack; readonly db: SmsBatchDb } {
+  let starting: Promise<ProcessStack> | undefined;
+  let stack: ProcessStack | undefined;
+  let db: SmsBatchDb | undefined;
+  beforeAll(async () => {
+    starting = startProcesses(extraEnv);
+    stack = await starting;
+    db = new SmsBatchDb(stack);
+  });
+  afterAll(async () => {
+    await db?.close();
+    const started = await starting?.catch(() => undefined);
+    await started?.stop();
+  });
+  return {
+    get stack() {
+      if (!stack) throw new Error('the processes are not started');
+      return stack;
+    },
+    get db() {
+      if (!db) throw new Error('the processes are not started');
+      return db;
+    },
+  };
+}
+
+async function waitReady(service: ServiceName, child: ChildProcess, url: string, log: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${service} exited during start-up; see ${log}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${service} was not ready within 60 s; see ${log}`);
+}
+
+/** Ports base..base+4 and base+10, below the ephemeral range, as the stack harness draws them. */
+async function freePortBlock(): Promise<number> {
+  for (;;) {
+    const base = 10_000 + 50 * Math.floor(Math.random() * 400);
+    if ((await Promise.all([0, 1, 2, 3, 4, 10].map((i) => isFree(base + i)))).every(Boolean)) return base;
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
