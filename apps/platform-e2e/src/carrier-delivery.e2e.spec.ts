@@ -1,6 +1,6 @@
 import { eventually, type RunningStack } from '@seed/platform-testing';
 import type { SmsBatchDb } from './support/database';
-import { sendBatch, type Account, type BatchResponse } from './support/http';
+import { sendBatch, ukMobile, type Account, type BatchResponse } from './support/http';
 import { consumeUntil } from './support/kafka';
 import { smsc, type SmscMessage } from './support/smsc';
 import { getBatch, messageInState, stateChanges, type MessageView } from './support/sms-read';
@@ -12,9 +12,9 @@ const GSM_TEXT = 'Price: 5€ [was 7€] {promo} ~^|\\ @£$¥ èéùìò ÄÖÑ�
 const LONG_TEXT = `${'Long GSM message, part after part. '.repeat(4)}€${'x'.repeat(150)}{}${'Tail of the long message. '.repeat(5)}[end]`;
 const UNICODE_TEXT = 'Привет 👋 ваш код готов — ✓';
 
-const PLAIN = { destination: '447911555001', source: 'SeedAlerts' };
-const LONG = { destination: '447911555002', source: '+447700900123' };
-const UNICODE = { destination: '447911555003', source: '12345' };
+const PLAIN = { destination: ukMobile(1001), source: 'SeedAlerts' };
+const LONG = { destination: ukMobile(1002), source: '+447700900123' };
+const UNICODE = { destination: ukMobile(1003), source: '12345' };
 
 /** A batch sent through the stack, looked at where it ends: the SMSC simulator, the read API, the read model, the public topic. */
 describe('carrier delivery over SMPP', () => {

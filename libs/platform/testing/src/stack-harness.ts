@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { requireEnv } from './test-infra';
+import { dropSchema, openTestDataSource, requireEnv, testKafka } from './test-infra';
 import { uniqueName } from './unique-name';
 
 const ROOT = join(__dirname, '../../../..');
@@ -84,10 +84,12 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
       return { accountId, subAccountId: body.subAccountIds[0] as string, apiKey: body.apiKey, apiKeyId: body.apiKeyId };
     },
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await removeStackData(name);
     },
   };
 }
@@ -127,4 +129,23 @@ function isFree(port: number): Promise<boolean> {
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** Drops what a stopped stack left behind: its schemas and its topics (CI runs many stacks on one broker). */
+async function removeStackData(name: string): Promise<void> {
+  const dataSource = await openTestDataSource(1);
+  try {
+    const schemas: { nspname: string }[] = await dataSource.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`${name}\\_%`]);
+    for (const { nspname } of schemas) await dropSchema(dataSource, nspname);
+  } finally {
+    await dataSource.destroy();
+  }
+  const admin = testKafka(name).kafka.admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(`${name}.`));
+    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
+  } finally {
+    await admin.disconnect();
+  }
 }
