@@ -55,11 +55,21 @@ describe('carrier delivery when sms-batch stops or dies mid-send', () => {
     return rows;
   }
 
-  /** When each destination of the batch received a message at the simulator (ms, oldest first). */
-  async function receivedPerDestination(destinations: string[]): Promise<Map<string, number[]>> {
-    const received = new Map<string, number[]>(destinations.map((d) => [d, []]));
-    for (const m of await smsc(stack.smscUrl).all()) received.get(m.destination)?.push(Date.parse(m.receivedAt));
+  /** What each destination of the batch received at the simulator: arrival (ms) and carrier id, oldest first. */
+  async function receivedPerDestination(destinations: string[]): Promise<Map<string, { at: number; id: string }[]>> {
+    const received = new Map<string, { at: number; id: string }[]>(destinations.map((d) => [d, []]));
+    for (const m of await smsc(stack.smscUrl).all()) received.get(m.destination)?.push({ at: Date.parse(m.receivedAt), id: m.messageId });
     return received;
+  }
+
+  /** The recorded MessageSent of each message of the batch, by destination: its carrier ids and when it was decided. */
+  async function recordedSubmissions(batchId: string): Promise<Map<string, { ids: string[]; at: number }>> {
+    const rows = await db.query<{ destination: string; ids: string[]; at: Date }>(
+      `SELECT data->>'destination' AS destination, data->'carrierMessageIds' AS ids, occurred_at AS at FROM ${db.table('events')}
+        WHERE type = 'MessageSent' AND data->>'batchId' = $1`,
+      [batchId],
+    );
+    return new Map(rows.map((r) => [r.destination, { ids: r.ids, at: new Date(r.at).getTime() }]));
   }
 
   it('SIGTERM: sms-batch finishes what is on the wire and stops; after a restart every message is delivered, none sent twice', async () => {
@@ -73,7 +83,7 @@ describe('carrier delivery when sms-batch stops or dies mid-send', () => {
       { type: 'MessageSent', events: BATCH_SIZE, umids: BATCH_SIZE },
     ]);
     const received = await receivedPerDestination(destinations);
-    expect([...received.values()].filter((times) => times.length !== 1)).toEqual([]);
+    expect([...received.values()].filter((copies) => copies.length !== 1)).toEqual([]);
     // The batch read API agrees (the restarted service answers queries again).
     const view = await eventually(async () => {
       const b = await getBatch(stack, account, batchId);
@@ -94,21 +104,45 @@ describe('carrier delivery when sms-batch stops or dies mid-send', () => {
       { type: 'MessageSent', events: BATCH_SIZE, umids: BATCH_SIZE },
     ]);
     const received = await receivedPerDestination(destinations);
-    expect([...received.values()].filter((times) => times.length < 1 || times.length > 2)).toEqual([]);
-    const twice = [...received.values()].filter((times) => times.length === 2) as [number, number][];
+    expect([...received.values()].filter((copies) => copies.length < 1 || copies.length > 2)).toEqual([]);
+    // Sent twice only if the process died between the submit and its record: for every message sent
+    // twice, the record is the resend's (decided after the kill) and the first copy was never
+    // recorded; every other message's record is its one copy. So nothing that was recorded as sent
+    // went out again, and the ~480 rows claimed but not yet submitted went out once.
+    const recorded = await recordedSubmissions(batchId);
+    const twice: number[] = [];
+    for (const [destination, copies] of received) {
+      const record = recorded.get(destination);
+      expect({ destination, ids: record?.ids }).toEqual({ destination, ids: [copies[copies.length - 1]?.id] });
+      if (copies.length === 2) {
+        expect(record?.at).toBeGreaterThan(signalledAt);
+        twice.push((copies[0]?.at ?? 0) - signalledAt);
+      }
+    }
+    // Not bounded by the window: results wait for the writer's next commit, which lags by up to a
+    // few hundred ms on a loaded machine (measured: 20-30 alone, ~100 with another file in parallel).
     console.log(
       `SIGKILL mid-send: ${twice.length} of ${BATCH_SIZE} messages reached the simulator twice (window ${WINDOW}, ${atSignal} accepted at the kill); ` +
-        `first copies ${twice.map(([first]) => first - signalledAt).sort((a, b) => a - b).join(',')} ms from the kill`,
+        `first copies ${twice.sort((a, b) => a - b).join(',')} ms from the kill`,
     );
-    // Sent twice only if the process died between the submit and its record: the first copy reached
-    // the carrier just before the kill (on the wire, or answered while its record waited for the
-    // writer's next commit), the second after the restart. The ~480 rows claimed but not yet
-    // submitted came back through their lease and went out once. The bound is the window plus the
-    // writer's batch, not the window alone (measured: 20-30 at 500 submits/s).
-    for (const [first, second] of twice) {
-      expect(first).toBeGreaterThan(signalledAt - 1000);
-      expect(second).toBeGreaterThan(signalledAt);
+    expect(twice.length).toBeLessThan(atSignal);
+  });
+
+  it('a live sender never sends a message twice, even when it holds it longer than its lease', async () => {
+    // 50 submits/s: of 200 messages claimed at once, the last wait ~4 s for a window slot, past the 3 s lease.
+    await smsc(stack.smscUrl).configure({ submitDelayMs: 400 });
+    try {
+      const destinations = Array.from({ length: 200 }, (_, i) => ukMobile(250_000 + i));
+      const batch = await sendBatch(stack, account, { template: { text: 'Slow carrier' }, messages: destinations.map((destination) => ({ destination })) });
+      await eventually(
+        async () => ((await db.count('messages', "batch_id = $1 AND state = 'delivered'", [batch.batchId])) === destinations.length ? true : undefined),
+        30_000,
+        250,
+      );
+      const received = await receivedPerDestination(destinations);
+      expect([...received.entries()].filter(([, copies]) => copies.length !== 1).map(([d, copies]) => `${d} x${copies.length}`)).toEqual([]);
+    } finally {
+      await smsc(stack.smscUrl).configure({ submitDelayMs: 40 });
     }
-    expect(twice.length).toBeLessThanOrEqual(3 * WINDOW);
   });
 });

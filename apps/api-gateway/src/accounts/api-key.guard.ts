@@ -4,6 +4,8 @@ import { ApiErrorCode } from '@seed/contracts';
 import { ApiError } from '../http/api-error';
 import { AccountsRepository } from './accounts.repository';
 
+const SUB_ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{1,62}$/;
+
 export interface AuthenticatedRequest extends Request {
   accountId: string;
 }
@@ -27,7 +29,10 @@ export class ApiKeyGuard implements CanActivate {
     const key = bearerToken(req);
     if (!key) throw ApiError.unauthorized('missing API key: send Authorization: Bearer <API_KEY>');
     const subAccountId = typeof req.params['subAccountId'] === 'string' ? req.params['subAccountId'] : null;
-    const access = await this.accounts.accessOf(key, subAccountId);
+    // Only ids the admin API could have created are looked up (a NUL byte would fail in Postgres).
+    const lookup = subAccountId !== null && !SUB_ACCOUNT_ID.test(subAccountId) ? '' : subAccountId;
+    if (!/^[\x21-\x7e]{1,200}$/.test(key)) throw ApiError.unauthorized('unknown or revoked API key');
+    const access = await this.accounts.accessOf(key, lookup);
     if (!access) throw ApiError.unauthorized('unknown or revoked API key');
     if (subAccountId !== null && !access.ownsSubAccount) {
       throw new ApiError(403, ApiErrorCode.IllegalSubAccount, `sub-account ${subAccountId} is not available to this API key`);

@@ -34,8 +34,12 @@ const LONE_SURROGATE_MESSAGE = 'request body is not valid Unicode: a string has 
  */
 function refuseLoneSurrogates(_key: string, value: unknown): unknown {
   if (typeof value === 'string' && LONE_SURROGATE.test(value)) throw new SyntaxError(LONE_SURROGATE_MESSAGE);
+  // Postgres text and jsonb cannot hold U+0000, and no SMS carries it.
+  if (typeof value === 'string' && value.includes('\u0000')) throw new SyntaxError(NUL_MESSAGE);
   return value;
 }
+
+const NUL_MESSAGE = 'request body is not valid: a string contains U+0000';
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -52,6 +56,7 @@ function bodyError(error: unknown, limit: string): ApiError {
       return new ApiError(415, ApiErrorCode.InvalidParameter, 'request body must be UTF-8 JSON');
     default:
       if ((error as { message?: string }).message === LONE_SURROGATE_MESSAGE) return ApiError.badRequest(LONE_SURROGATE_MESSAGE);
+      if ((error as { message?: string }).message === NUL_MESSAGE) return ApiError.badRequest(NUL_MESSAGE);
       return ApiError.badRequest('request body is not valid JSON');
   }
 }

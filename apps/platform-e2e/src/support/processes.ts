@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { requireEnv, uniqueName, type RunningStack } from '@seed/platform-testing';
+import { dropSchema, openTestDataSource, requireEnv, testKafka, uniqueName, type RunningStack } from '@seed/platform-testing';
 import { SmsBatchDb } from './database';
 
 const ROOT = join(__dirname, '../../../..');
@@ -95,6 +95,7 @@ export async function startProcesses(extraEnv: Record<string, string> = {}): Pro
     await Promise.all(stopping);
     if (children.has('smsc-simulator')) await kill('smsc-simulator', 'SIGTERM');
     clearTimeout(timer);
+    await removeData(name);
   };
 
   try {
@@ -171,6 +172,25 @@ async function waitReady(service: ServiceName, child: ChildProcess, url: string,
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${service} was not ready within 60 s; see ${log}`);
+}
+
+/** Drops the schemas and topics of these processes, as `startStack`'s stop does. */
+async function removeData(name: string): Promise<void> {
+  const dataSource = await openTestDataSource(1);
+  try {
+    const schemas: { nspname: string }[] = await dataSource.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`${name}\\_%`]);
+    for (const { nspname } of schemas) await dropSchema(dataSource, nspname);
+  } finally {
+    await dataSource.destroy();
+  }
+  const admin = testKafka(name).kafka.admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(`${name}.`));
+    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Ports base..base+4 and base+10, below the ephemeral range, as the stack harness draws them. */

@@ -70,11 +70,15 @@ export class SmppCarrier {
   waitUntilBound(timeoutMs: number): Promise<boolean> {
     if (this.bound) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      this.boundWaiters.push(() => {
+      const wake = () => {
         clearTimeout(timer);
         resolve(true);
-      });
+      };
+      const timer = setTimeout(() => {
+        this.boundWaiters.splice(this.boundWaiters.indexOf(wake) >>> 0, 1);
+        resolve(false);
+      }, timeoutMs);
+      this.boundWaiters.push(wake);
     });
   }
 
@@ -141,7 +145,10 @@ export class SmppCarrier {
     const session = smpp.connect({ url: `smpp://${host}:${port}`, auto_enquire_link_period: this.settings.enquireLinkMs });
     this.session = session;
     session.on('connect', () => {
+      // A carrier that accepts the connection but never answers the bind is dropped and retried.
+      const bindTimer = setTimeout(() => session.destroy(), this.settings.responseTimeoutMs);
       session.bind_transceiver({ system_id: systemId, password }, (pdu) => {
+        clearTimeout(bindTimer);
         if (pdu.command_status !== 0) {
           this.logger.error({ carrier: redactSmppUrl(this.settings.url), status: hex(pdu.command_status) }, 'carrier refused the bind');
           session.destroy();

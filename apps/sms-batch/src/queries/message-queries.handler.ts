@@ -105,6 +105,10 @@ export class MessageQueriesHandler {
     );
     const states: Record<MessageStateName, number> = { queued: 0, rejected: 0, sent: 0, delivered: 0, undelivered: 0 };
     for (const { state, count } of counts) states[state] = count;
+    // The batch row can be projected a moment before its last message rows: what is not yet in a
+    // later state is queued, and the refused ones are known from the batch itself.
+    states.queued = batch.accepted_count - states.sent - states.delivered - states.undelivered;
+    states.rejected = batch.rejected_count;
     return {
       ok: true,
       result: {

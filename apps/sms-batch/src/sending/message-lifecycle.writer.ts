@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { currentCorrelation } from '@seed/platform-logging';
-import { ConcurrencyError, EventStore, quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
+import { ConcurrencyError, EventStore, isPermanentDatabaseError, quoteSchema, rowsOf, type SqlExecutor } from '@seed/platform-event-store';
 import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
 import {
   carrierIdKey,
@@ -31,7 +31,11 @@ interface Pending {
 const FLUSH_EVERY_MS = 5;
 const MAX_ITEMS_PER_FLUSH = 250;
 const MAX_CONFLICT_RETRIES = 5;
+/** About a minute of backoff: a database restart, not a bug. */
+const MAX_TRANSIENT_RETRIES = 16;
 const MAX_CACHED_STATES = 100_000;
+
+type CachedState = { version: number; state: MessageState };
 
 const isFinal = (state: MessageState): boolean => state.status === 'delivered' || state.status === 'undelivered';
 
@@ -51,8 +55,7 @@ export class MessageLifecycleWriter {
    * decision needs no second read of the stream. Only ever a shortcut: the append's expected
    * version still guards, and a conflict empties it.
    */
-  private readonly cache = new Map<string, { version: number; state: MessageState }>();
-  private pendingCache: [string, { version: number; state: MessageState }][] = [];
+  private readonly cache = new Map<string, CachedState>();
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -72,6 +75,49 @@ export class MessageLifecycleWriter {
       if (this.queue.length >= MAX_ITEMS_PER_FLUSH) void this.flush();
       else this.timer ??= setTimeout(() => void this.flush(), FLUSH_EVERY_MS);
     });
+  }
+
+  /**
+   * Receipts parked while another replica was recording their submission (each transaction saw
+   * neither the other's carrier id nor its parked row) are tried again here, every few seconds.
+   * Ones that match nothing for a day are dropped with a log line.
+   */
+  async sweepParkedReceipts(): Promise<number> {
+    // Runs in the flush slot, so it never decides about a message while a flush does.
+    while (this.flushing) await this.flushing;
+    const sweep = this.sweepOnce();
+    this.flushing = sweep.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await sweep;
+    } finally {
+      this.flushing = undefined;
+      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), 0);
+    }
+  }
+
+  private async sweepOnce(): Promise<number> {
+    let remembered: [string, CachedState][] = [];
+    const count = await this.dataSource.transaction(async (tx) => {
+      const rows = rowsOf<{ receipt: CarrierReceipt; parked_at: Date }>(
+        await tx.query(
+          `DELETE FROM ${this.s}.parked_receipts WHERE id IN (
+             SELECT id FROM ${this.s}.parked_receipts WHERE parked_at < now() - interval '2 seconds'
+              ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
+           RETURNING receipt, parked_at`,
+        ),
+      );
+      const dayAgo = Date.now() - 24 * 3600_000;
+      const stale = rows.filter((r) => Date.parse(r.receipt.receivedAt) < dayAgo);
+      if (stale.length > 0) this.logger.warn({ receipts: stale.map((r) => r.receipt.carrierMessageId) }, 'receipts matching no message for a day dropped');
+      const retry = rows.filter((r) => Date.parse(r.receipt.receivedAt) >= dayAgo);
+      if (retry.length > 0) remembered = await this.decideAndAppend(tx, retry.map((r) => ({ receipt: r.receipt })));
+      return retry.length;
+    });
+    this.remember(remembered);
+    return count;
   }
 
   /** Writes everything gathered so far; resolves when it is committed (shutdown and tests). */
@@ -95,13 +141,16 @@ export class MessageLifecycleWriter {
   private async write(batch: Pending[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.dataSource.transaction((tx) => this.decideAndAppend(tx, batch.map((p) => p.item)));
-        this.rememberStates();
+        this.remember(await this.dataSource.transaction((tx) => this.decideAndAppend(tx, batch.map((p) => p.item))));
         break;
       } catch (error) {
-        this.pendingCache = [];
         if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) {
           this.cache.clear(); // another writer (a replica) appended: read the streams afresh
+          continue;
+        }
+        if (!(error instanceof ConcurrencyError) && !isPermanentDatabaseError(error) && attempt < MAX_TRANSIENT_RETRIES) {
+          // The database restarting or a connection dropping: wait and write the same flush again.
+          await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5000)));
           continue;
         }
         this.logger.error({ err: error, items: batch.length }, 'message lifecycle not recorded');
@@ -113,8 +162,8 @@ export class MessageLifecycleWriter {
     this.subscriptions.wakeAll();
   }
 
-  /** One transaction for the whole batch. */
-  private async decideAndAppend(tx: SqlExecutor, items: LifecycleItem[]): Promise<void> {
+  /** One transaction for the whole batch; returns the states to remember once it committed. */
+  private async decideAndAppend(tx: SqlExecutor, items: LifecycleItem[]): Promise<[string, CachedState][]> {
     // Submitted ids are stored under their normalised key only; a receipt's id is looked up in
     // every form it may stand for (hex read as decimal and the reverse).
     const receiptKeys = items.flatMap((i) => ('receipt' in i ? carrierIdKeys(i.receipt.carrierMessageId) : []));
@@ -156,7 +205,9 @@ export class MessageLifecycleWriter {
         entry.state = decided.reduce(evolveMessage, entry.state);
       } catch (error) {
         if (error instanceof ReceiptBeforeSubmissionError && command.type === 'RecordReceipt') toPark.push(command.receipt);
-        else throw error;
+        // One item the decider refuses (a receipt matching no part, a wrong part count) must not
+        // sink the others of its flush: it is logged and left out.
+        else this.logger.error({ err: error, umid, command: command.type }, 'message decision refused; item skipped');
       }
     };
     for (const { umid, command } of decisions) decide(umid, command);
@@ -168,9 +219,10 @@ export class MessageLifecycleWriter {
     if (sentNow.length > 0) {
       // Parked receipts are keyed by their own id's normalised form: match every form of the sent ids.
       const umidOf = new Map(sentNow.flatMap(({ id, umid }) => carrierIdKeys(id).map((key) => [key, umid] as const)));
-      const parked: { carrier_key: string; receipt: CarrierReceipt }[] = await tx.query(
-        `DELETE FROM ${this.s}.parked_receipts WHERE carrier_key = ANY($1::text[]) RETURNING carrier_key, receipt`,
-        [[...umidOf.keys()]],
+      const parked = rowsOf<{ carrier_key: string; receipt: CarrierReceipt }>(
+        await tx.query(`DELETE FROM ${this.s}.parked_receipts WHERE carrier_key = ANY($1::text[]) RETURNING carrier_key, receipt`, [
+          [...umidOf.keys()],
+        ]),
       );
       for (const { carrier_key, receipt } of parked) decide(umidOf.get(carrier_key) as string, { type: 'RecordReceipt', receipt });
       // And receipts of this very batch that could not be matched before these submissions were decided.
@@ -183,7 +235,8 @@ export class MessageLifecycleWriter {
 
     const changed = [...states.entries()].filter(([, e]) => e.events.length > 0);
     const context = currentCorrelation();
-    this.pendingCache = changed.map(([umid, e]) => [umid, { version: e.version + e.events.length, state: e.state }]);
+    // The cached state leaves the text out: it is not needed after submission and is the bulk of it.
+    const toRemember = changed.map(([umid, e]): [string, CachedState] => [umid, { version: e.version + e.events.length, state: { ...e.state, text: null } }]);
     await this.store.append(
       tx,
       changed.map(([umid, e]) => ({ streamId: messageStreamId(umid), expectedVersion: e.version, events: e.events })),
@@ -207,15 +260,15 @@ export class MessageLifecycleWriter {
         [JSON.stringify(toPark.map((receipt) => ({ key: carrierIdKey(receipt.carrierMessageId), receipt })))],
       );
     }
+    return toRemember;
   }
 
   /** Committed: the folded states are now what the streams hold. */
-  private rememberStates(): void {
-    for (const [umid, entry] of this.pendingCache) {
+  private remember(states: [string, CachedState][]): void {
+    for (const [umid, entry] of states) {
       if (isFinal(entry.state)) this.cache.delete(umid);
       else this.cache.set(umid, entry);
     }
-    this.pendingCache = [];
     // Oldest first out: a Map iterates in insertion order.
     for (const umid of this.cache.keys()) {
       if (this.cache.size <= MAX_CACHED_STATES) break;
@@ -225,8 +278,10 @@ export class MessageLifecycleWriter {
 
   private async umidsByCarrierKey(tx: SqlExecutor, keys: string[]): Promise<Map<string, string>> {
     if (keys.length === 0) return new Map();
+    // A carrier that restarts may hand out an id again: the latest message that got it wins.
     const rows: { carrier_key: string; umid: string }[] = await tx.query(
-      `SELECT carrier_key, umid FROM ${this.s}.carrier_ids WHERE carrier_key = ANY($1::text[])`,
+      `SELECT DISTINCT ON (carrier_key) carrier_key, umid FROM ${this.s}.carrier_ids
+        WHERE carrier_key = ANY($1::text[]) ORDER BY carrier_key, seq DESC`,
       [keys],
     );
     return new Map(rows.map((r) => [r.carrier_key, r.umid]));

@@ -31,6 +31,13 @@ export class MessageSender {
   /** Results handed to the writer and not yet committed; sending does not wait for them. */
   private readonly recording = new Set<Promise<void>>();
   private inFlight = 0;
+  /**
+   * umids in progress here, or whose result is not committed yet. A message held longer than its
+   * lease (waiting for a window slot, or for the writer) is claimed again by this very sender,
+   * since the claim only sees the expired lease; it must not be sent twice.
+   */
+  private readonly active = new Set<string>();
+  private readonly unrecorded = new Set<string>();
   /** Claimed but not submitted because the sender is stopping: handed back on the way out. */
   private readonly released: string[] = [];
 
@@ -83,7 +90,7 @@ export class MessageSender {
           await this.pause(this.settings.idleMs);
           continue;
         }
-        for (const message of claimed) void this.track(message);
+        for (const message of claimed) if (!this.active.has(message.umid) && !this.unrecorded.has(message.umid)) void this.track(message);
       } catch (error) {
         this.logger.error({ err: error }, 'claiming messages failed; retrying');
         await this.pause(1000);
@@ -95,6 +102,7 @@ export class MessageSender {
 
   private async track(message: OutboundMessage): Promise<void> {
     this.inFlight++;
+    this.active.add(message.umid);
     try {
       if ((await this.send(message)) === 'released') this.released.push(message.umid);
     } catch (error) {
@@ -102,6 +110,7 @@ export class MessageSender {
       this.logger.error({ err: error, umid: message.umid }, 'sending a message failed');
     } finally {
       this.inFlight--;
+      this.active.delete(message.umid);
       this.wakeUp?.();
     }
   }
@@ -112,10 +121,15 @@ export class MessageSender {
    * after it: the message is then sent again (it was on the wire when the failure happened).
    */
   private record(item: Parameters<MessageLifecycleWriter['record']>[0]): void {
+    const umid = 'umid' in item ? item.umid : undefined;
+    if (umid) this.unrecorded.add(umid);
     const pending = this.writer
       .record(item)
-      .catch((error: unknown) => this.logger.error({ err: error, umid: 'umid' in item ? item.umid : undefined }, 'send result not recorded'))
-      .finally(() => this.recording.delete(pending));
+      .catch((error: unknown) => this.logger.error({ err: error, umid }, 'send result not recorded'))
+      .finally(() => {
+        this.recording.delete(pending);
+        if (umid) this.unrecorded.delete(umid);
+      });
     this.recording.add(pending);
   }
 
@@ -136,7 +150,7 @@ export class MessageSender {
     if (refused && !refused.ok) {
       this.record({
         umid: message.umid,
-        command: { type: 'RecordSubmissionFailure', errorCode: `0x${refused.status.toString(16).padStart(8, '0')}`, errorMessage: refused.detail, at },
+        command: { type: 'RecordSubmissionFailure', errorCode: `0x${refused.status.toString(16).toUpperCase().padStart(8, '0')}`, errorMessage: refused.detail, at },
       });
       return 'recorded';
     }

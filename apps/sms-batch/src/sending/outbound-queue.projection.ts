@@ -7,7 +7,10 @@ import { quoteSchema, type Projection, type SqlExecutor, type StoredEvent } from
  */
 export class OutboundQueueProjection implements Projection {
   readonly name = 'outbound-queue';
-  readonly tables = ['outbound_queue'];
+  // Not emptied by a replay: rows hold the leases of messages on the wire, and a replay that
+  // dropped them would let the sender claim those messages again. Replaying re-adds unfinished
+  // messages (keeping existing rows) and removes finished ones, which is all a rebuild needs.
+  readonly tables = [];
   readonly types = ['MessageQueued', 'MessageSent', 'MessageUndelivered'];
   private readonly s: string;
 

@@ -37,4 +37,8 @@ export const sendingMigrations: Migration[] = [
       `CREATE INDEX IF NOT EXISTS parked_receipts_by_key ON ${s}.parked_receipts (carrier_key)`,
     ],
   },
+  {
+    id: '005-carrier-id-order',
+    statements: (s) => [`ALTER TABLE ${s}.carrier_ids ADD COLUMN IF NOT EXISTS seq bigserial`],
+  },
 ];

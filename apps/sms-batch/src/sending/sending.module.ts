@@ -8,6 +8,8 @@ import { MessageLifecycleWriter } from './message-lifecycle.writer';
 import { MessageSender } from './message-sender';
 import { OutboundQueueRepository } from './outbound-queue.repository';
 
+const PARKED_SWEEP_MS = 5000;
+
 /** Carrier delivery: the SMPP session, the sender and receipts. Absent when SMPP_URL is empty. */
 @Module({})
 export class SendingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -15,6 +17,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(SmppCarrier) private readonly carrier: SmppCarrier | null,
     @Inject(MessageSender) private readonly sender: MessageSender | null,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly writer: MessageLifecycleWriter,
   ) {}
 
   static register(config: SmsBatchConfig): DynamicModule {
@@ -66,7 +69,13 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
     };
   }
 
+  private sweeper: NodeJS.Timeout | undefined;
+
   onApplicationBootstrap(): void {
+    this.sweeper = setInterval(() => {
+      this.writer.sweepParkedReceipts().catch((error: unknown) => this.logger.error({ err: error }, 'parked receipts sweep failed'));
+    }, PARKED_SWEEP_MS);
+    this.sweeper.unref();
     if (!this.carrier || !this.sender) {
       this.logger.warn('SMPP_URL is not set: messages are accepted and stay queued until a carrier is configured');
       return;
@@ -76,6 +85,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.sweeper);
     await this.sender?.stop();
     await this.carrier?.stop();
     if (this.carrier) this.logger.info('sender stopped and carrier session closed');

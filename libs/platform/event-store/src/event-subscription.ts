@@ -99,37 +99,42 @@ export class EventSubscription {
         `${this.store.schema}:${this.handler.name}`,
       ]);
       if (!lock.locked) return null;
-      const [checkpoint] = await tx.query(
-        `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
-           FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`,
-        [this.handler.name],
-      );
-      // ORDER BY names the table's columns: a bare `transaction_id` would mean the text alias of
-      // EVENT_COLUMNS and sort "10" before "9". Events of other types come back without their
-      // body, so the checkpoint still moves past them.
-      const rows: (EventRow & { wanted: boolean })[] = await tx.query(
-        `SELECT ${EVENT_COLUMNS.replace('data,', `CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data END AS data,`)},
-                ($4::text[] IS NULL OR type = ANY($4::text[])) AS wanted
-           FROM ${this.s}.events
-          WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
-            AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          ORDER BY events.transaction_id, events.global_position
-          LIMIT $3`,
-        [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', this.batchSize, this.handler.types ?? null],
-      );
-      const last = rows[rows.length - 1];
-      if (!last) return 0;
-      const wanted = rows.filter((row) => row.wanted);
-      if (wanted.length > 0) await this.handler.handle(wanted.map((row) => this.store.toStoredEvent(row)), tx);
-      await tx.query(
-        `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
-         VALUES ($1, $2::xid8, $3, now())
-         ON CONFLICT (subscription) DO UPDATE
-           SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`,
-        [this.handler.name, String(last.transaction_id), String(last.global_position)],
-      );
-      return rows.length;
+      return this.processIn(tx);
     });
+  }
+
+  /** One batch inside a transaction that already holds this subscription's lock (replays use it). */
+  async processIn(tx: SqlExecutor): Promise<number> {
+    const [checkpoint] = await tx.query(
+      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+         FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`,
+      [this.handler.name],
+    );
+    // ORDER BY names the table's columns: a bare `transaction_id` would mean the text alias of
+    // EVENT_COLUMNS and sort "10" before "9". Events of other types come back without their
+    // body, so the checkpoint still moves past them.
+    const rows: (EventRow & { wanted: boolean })[] = await tx.query(
+      `SELECT ${EVENT_COLUMNS.replace('data,', `CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data END AS data,`)},
+              ($4::text[] IS NULL OR type = ANY($4::text[])) AS wanted
+         FROM ${this.s}.events
+        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
+          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.transaction_id, events.global_position
+        LIMIT $3`,
+      [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', this.batchSize, this.handler.types ?? null],
+    );
+    const last = rows[rows.length - 1];
+    if (!last) return 0;
+    const wanted = rows.filter((row) => row.wanted);
+    if (wanted.length > 0) await this.handler.handle(wanted.map((row) => this.store.toStoredEvent(row)), tx);
+    await tx.query(
+      `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
+       VALUES ($1, $2::xid8, $3, now())
+       ON CONFLICT (subscription) DO UPDATE
+         SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`,
+      [this.handler.name, String(last.transaction_id), String(last.global_position)],
+    );
+    return rows.length;
   }
 
   private async run(): Promise<void> {

@@ -15,7 +15,11 @@ export interface Projection extends EventHandler {
   readonly tables: readonly string[];
 }
 
-/** Empties a projection's tables, resets its checkpoint and rebuilds it from the whole log. */
+/**
+ * Empties a projection's tables, resets its checkpoint and rebuilds it from the whole log, all in
+ * one transaction under the subscription's lock: the running service waits, and nobody ever sees
+ * a half-built read model.
+ */
 export async function replayProjection(
   dataSource: DataSource,
   store: EventStore,
@@ -23,13 +27,19 @@ export async function replayProjection(
   logger: Logger,
 ): Promise<number> {
   const s = quoteSchema(store.schema);
-  await dataSource.transaction(async (tx) => {
-    // Same lock as the live subscription: a running replica pauses while the tables are emptied.
+  const batchSize = 5000;
+  const subscription = new EventSubscription(dataSource, store, projection, logger, { batchSize });
+  return dataSource.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${store.schema}:${projection.name}`]);
     for (const table of projection.tables) await tx.query(`TRUNCATE ${s}.${quoteSchema(table)}`);
     await tx.query(`DELETE FROM ${s}.subscription_checkpoints WHERE subscription = $1`, [projection.name]);
+    let total = 0;
+    for (;;) {
+      const handled = await subscription.processIn(tx);
+      total += handled;
+      if (handled < batchSize) return total;
+    }
   });
-  return new EventSubscription(dataSource, store, projection, logger, { batchSize: 5000 }).catchUp();
 }
 
 /**

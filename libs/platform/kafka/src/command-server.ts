@@ -47,8 +47,14 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
       topics: [topic],
       deadLetterTopic: deadLetterTopic(topic).name,
       // The reason stays in the service's log and the dead letter's headers; clients learn only that it failed.
-      onDeadLetter: (record) =>
-        this.reply(record, { ok: false, failure: { status: 500, code: 2000, message: 'internal error: the command could not be processed' } }),
+      // Retries ran out on a failure that may pass (a dependency down): 503 and try again later.
+      onDeadLetter: (record, _reason, permanent) =>
+        this.reply(record, {
+          ok: false,
+          failure: permanent
+            ? { status: 500, code: 2000, message: 'internal error: the command could not be processed' }
+            : { status: 503, code: 2000, message: 'a dependency is unavailable; try again later', retryAfterSeconds: 10 },
+        }),
     });
     try {
       await producer.connect();

@@ -20,7 +20,7 @@ export interface ConsumerOptions {
   /** Failures that retrying cannot cure (beyond PermanentMessageError), e.g. a database's data errors. */
   isPermanent?: (error: unknown) => boolean;
   /** Called after a record was dead-lettered, e.g. to answer the request that is now lost. */
-  onDeadLetter?: (record: IncomingRecord, reason: string) => Promise<void>;
+  onDeadLetter?: (record: IncomingRecord, reason: string, permanent: boolean) => Promise<void>;
 }
 
 export type RecordHandler = (record: IncomingRecord) => Promise<void>;
@@ -73,13 +73,17 @@ export class ResilientConsumer {
   private async handleWithRetries(record: IncomingRecord, handler: RecordHandler, heartbeat: () => Promise<void>): Promise<void> {
     const maxAttempts = this.options.maxAttempts ?? 8;
     let lastError: unknown;
+    let permanent = false;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       try {
         await handler(record);
         return;
       } catch (error) {
         lastError = error;
-        if (error instanceof PermanentMessageError || this.options.isPermanent?.(error)) break;
+        if (error instanceof PermanentMessageError || this.options.isPermanent?.(error)) {
+          permanent = true;
+          break;
+        }
         if (this.stopping) throw error; // not committed: the next owner of the partition gets it again
         const delay = Math.min(100 * 2 ** (attempt - 1), 5000);
         this.logger.warn({ err: error, topic: record.topic, offset: record.offset, attempt, delay }, 'record failed; retrying');
@@ -87,10 +91,10 @@ export class ResilientConsumer {
         await heartbeat();
       }
     }
-    await this.deadLetter(record, lastError);
+    await this.deadLetter(record, lastError, permanent);
   }
 
-  private async deadLetter(record: IncomingRecord, error: unknown): Promise<void> {
+  private async deadLetter(record: IncomingRecord, error: unknown, permanent: boolean): Promise<void> {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     if (!this.options.deadLetterTopic) throw error; // nowhere to put it: keep retrying through kafkajs
     await this.producer.sendRaw(this.connection.topic(this.options.deadLetterTopic), [
@@ -105,7 +109,7 @@ export class ResilientConsumer {
       },
     ]);
     this.logger.error({ topic: record.topic, offset: record.offset, reason }, 'record dead-lettered');
-    await this.options.onDeadLetter?.(record, reason);
+    await this.options.onDeadLetter?.(record, reason, permanent);
   }
 }
 

@@ -6,14 +6,23 @@ import {
   messageStreamId,
   RejectionDescription,
   SMS_BATCH_EVENT_TOPIC,
+  type CarrierReceipt,
+  type MessageDeliveredV1,
+  type MessageQueuedV1,
+  type MessageRef,
+  type MessageUndeliveredV1,
+  type ReceiptRecordedV1,
   type SubmitBatchData,
 } from '@seed/sms-batch-contracts';
 import { decideSubmitBatch, initialBatchState, type DecidedBatch } from './batch-submission.decider';
+import { ESM_CLASS_DELIVERY_RECEIPT, parseDeliveryReceipt } from './delivery-receipt';
+import { decideMessage, evolveMessage, FAILURE_STAT_MESSAGES, initialMessageState, type MessageCommand } from './message-lifecycle.decider';
 
 /*
  * docs/asyncapi.json and docs/events.md are what outside subscribers code against. This spec keeps
- * them in step with the code: the topic constant, the event types and versions the real decider
- * produces, every data field it writes, the envelope type, and the documented examples.
+ * them in step with the code: the topic constant, the event types and versions the real deciders
+ * produce (decideSubmitBatch for a batch, decideMessage for what happens to a message after it was
+ * queued), every data field they write, the envelope type, and the documented examples.
  */
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -53,6 +62,11 @@ const FORMATS: Record<string, (value: string) => boolean> = {
 function problems(schemaOrRef: Schema, value: unknown, path = '$'): string[] {
   const schema = deref(schemaOrRef);
   const found: string[] = [];
+  if (Array.isArray(schema['oneOf'])) {
+    const branches = (schema['oneOf'] as Schema[]).map((branch) => problems(branch, value, path));
+    const matching = branches.filter((b) => b.length === 0).length;
+    if (matching !== 1) found.push(`${path}: matches ${matching} of the oneOf schemas${matching === 0 ? ` (${branches.flat().join('; ')})` : ''}`);
+  }
   const actual = typeOf(value);
   if (schema['type'] !== undefined) {
     const allowed = ([] as Json[]).concat(schema['type']) as string[];
@@ -169,8 +183,95 @@ const VARIED: SubmitBatchData = {
   ],
 };
 const variedWithClientBatchId: SubmitBatchData = { ...VARIED, clientBatchId: 'order-42' };
-const realEvents = [...published(decide(VARIED)), ...published(decide(variedWithClientBatchId))];
+const batchEvents = [...published(decide(VARIED)), ...published(decide(variedWithClientBatchId))];
+
+// --- what happens after acceptance: decideMessage over the state folded from a real MessageQueued ---
+
+const BATCH_TYPES = ['BatchSubmitted', 'MessageQueued', 'MessageRejected'];
+const LIFECYCLE_TYPES = ['MessageSent', 'MessageDelivered', 'MessageUndelivered', 'ReceiptRecorded'];
+const ALL_TYPES = [...BATCH_TYPES, ...LIFECYCLE_TYPES];
+const LATER = '2030-01-15T10:00:05.000Z';
+
+/**
+ * The events decideMessage writes for `commands` in turn, each decided on the state folded from the
+ * real MessageQueued and every event before it, wrapped as the lifecycle writer appends them: after
+ * the MessageQueued in its stream, correlation id `carrier`, no causation, no trace.
+ */
+function lifecycle(queued: PublishedEvent, commands: MessageCommand[]): PublishedEvent[] {
+  if (queued.type !== 'MessageQueued') throw new Error(`a lifecycle starts from a MessageQueued, not ${queued.type}`);
+  let state = evolveMessage(initialMessageState(), queued);
+  const written: PublishedEvent[] = [];
+  for (const command of commands) {
+    for (const event of decideMessage(command, state)) {
+      state = evolveMessage(state, event);
+      const position = queued.streamPosition + written.length + 1;
+      written.push({
+        eventId: uuid(80_000 + position),
+        type: event.type,
+        schemaVersion: event.schemaVersion,
+        streamId: queued.streamId,
+        streamPosition: position,
+        globalPosition: String(5000 + position),
+        occurredAt: LATER,
+        correlationId: 'carrier',
+        causationId: null,
+        traceparent: null,
+        data: event.data,
+      });
+    }
+  }
+  return written;
+}
+
+/** A receipt as the real parser reads it from a deliver_sm: with every field, or only id and stat. */
+function receiptOf(carrierMessageId: string, stat: string, form: 'full' | 'bare' = 'full'): CarrierReceipt {
+  const err = stat === 'DELIVRD' ? '000' : '034';
+  const shortMessage =
+    form === 'bare'
+      ? `id:${carrierMessageId} stat:${stat}`
+      : `id:${carrierMessageId} sub:001 dlvrd:001 submit date:3001151000 done date:3001151001 stat:${stat} err:${err} text:Hello`;
+  const receipt = parseDeliveryReceipt({ esmClass: ESM_CLASS_DELIVERY_RECEIPT, shortMessage, receiptedMessageId: null, messageState: null }, LATER);
+  if (receipt === null) throw new Error(`not a receipt: ${shortMessage}`);
+  return receipt;
+}
+const got = (receipt: CarrierReceipt): MessageCommand => ({ type: 'RecordReceipt', receipt });
+
+/** Every path of a queued message: every lifecycle event, every note and reason, nullable fields both ways. */
+function everyOutcomeOf(queued: PublishedEvent): PublishedEvent[] {
+  const { umid, smsCount, expiry } = queued.data as MessageQueuedV1;
+  const ids = Array.from({ length: smsCount }, (_, part) => `${umid.slice(-4)}${part}a`);
+  const submit: MessageCommand = { type: 'RecordSubmission', carrierMessageIds: ids, at: LATER };
+  const delivered = ids.map((id) => got(receiptOf(id, 'DELIVRD')));
+  const first = ids[0] as string;
+  const last = ids[ids.length - 1] as string;
+  const scenarios: MessageCommand[][] = [
+    // sent; an interim receipt; part 1 delivered, and again; the other parts; a failure after the end
+    [submit, got(receiptOf(first, 'ACCEPTD', 'bare')), ...delivered.slice(0, 1), ...delivered, got(receiptOf(first, 'UNDELIV'))],
+    // a failure receipt for a part already delivered changes nothing; one for the last part ends it
+    [submit, ...(smsCount > 1 ? [delivered[0] as MessageCommand, got(receiptOf(first, 'REJECTD'))] : []), got(receiptOf(last, 'EXPIRED'))],
+    [{ type: 'RecordSubmissionFailure', errorCode: '0x0000000B', errorMessage: 'submit_sm refused: 0x0000000B', at: LATER }],
+    ...(expiry !== null ? [[{ type: 'ExpireBeforeHandoff', at: expiry } satisfies MessageCommand]] : []),
+    // the carrier accepted the parts without giving ids
+    [{ type: 'RecordSubmission', carrierMessageIds: ids.map(() => ''), at: LATER }],
+  ];
+  return scenarios.flatMap((commands) => lifecycle(queued, commands));
+}
+
+/** Messages of several parts, so that receipts can complete one part of several. */
+const MULTIPART: SubmitBatchData = {
+  accountId: 'acme',
+  subAccountId: 'acme_hq',
+  includeMessagesInResponse: false,
+  messages: [
+    { destination: '+447911123470', text: 'Long text. '.repeat(40) },
+    { destination: '+447911123471', text: 'Привет, мир! '.repeat(12), expiry: '2030-01-15T12:00:00Z', clientMessageId: 'm-long' },
+  ],
+};
+const multipartEvents = published(decide(MULTIPART, [uuid(101), uuid(102)]));
+const lifecycleEvents = [...batchEvents, ...multipartEvents].filter((e) => e.type === 'MessageQueued').flatMap(everyOutcomeOf);
+const realEvents = [...batchEvents, ...lifecycleEvents];
 const eventTypes = sorted(new Set(realEvents.map((e) => e.type)));
+const dataOf = <T>(type: string): T[] => realEvents.filter((e) => e.type === type).map((e) => e.data as T);
 
 /** The request behind the documented examples (docs/events.md, docs/asyncapi.json). */
 const DOCUMENTED: SubmitBatchData = {
@@ -186,9 +287,55 @@ const DOCUMENTED: SubmitBatchData = {
 };
 const DOCUMENTED_UMIDS = ['0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a', '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d'];
 
+/**
+ * What happens to the documented queued message (`c-1001`) in the examples of the carrier-delivery
+ * events, by example name: the carrier answers its submit_sm with id 1a2b3c4d and quotes that id in
+ * decimal (439041101) in its receipts, read from these deliver_sm texts by the real parser.
+ */
+const DOCUMENTED_SENT_AT = '2030-01-15T10:00:00.412Z';
+const documentedReceipt = (stat: string, err: string, receivedAt: string): MessageCommand => {
+  const shortMessage = `id:439041101 sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:3001151000 done date:3001151000 stat:${stat} err:${err} text:Your parcel arrives t`;
+  const receipt = parseDeliveryReceipt({ esmClass: ESM_CLASS_DELIVERY_RECEIPT, shortMessage, receiptedMessageId: null, messageState: null }, receivedAt);
+  if (receipt === null) throw new Error(`not a receipt: ${shortMessage}`);
+  return got(receipt);
+};
+const documentedSubmission: MessageCommand = { type: 'RecordSubmission', carrierMessageIds: ['1a2b3c4d'], at: DOCUMENTED_SENT_AT };
+const documentedDelivery = documentedReceipt('DELIVRD', '000', '2030-01-15T10:00:03.871Z');
+const DOCUMENTED_LIFECYCLE: Record<string, MessageCommand[]> = {
+  sent: [documentedSubmission],
+  delivered: [documentedSubmission, documentedDelivery],
+  'receipt-again': [documentedSubmission, documentedDelivery, documentedReceipt('DELIVRD', '000', '2030-01-15T10:00:13.902Z')],
+  'undelivered-receipt': [documentedSubmission, documentedReceipt('UNDELIV', '001', '2030-01-15T10:00:03.871Z')],
+  'carrier-rejected': [{ type: 'RecordSubmissionFailure', errorCode: '0x0000000B', errorMessage: 'submit_sm refused: 0x0000000B', at: DOCUMENTED_SENT_AT }],
+};
+
 interface Example {
+  name: string;
   headers: Record<string, string>;
   payload: PublishedEvent;
+}
+
+function expectHeadersOf(type: string, headers: Record<string, string>, payload: PublishedEvent): void {
+  expect(problems(messageNamed(type)['headers'] as Schema, headers)).toEqual([]);
+  expect(Object.values(MessageHeader)).toEqual(expect.arrayContaining(Object.keys(headers)));
+  expect(headers).toEqual({
+    [MessageHeader.MessageId]: payload.eventId,
+    [MessageHeader.MessageType]: payload.type,
+    [MessageHeader.CorrelationId]: payload.correlationId,
+    ...(payload.causationId !== null ? { [MessageHeader.CausationId]: payload.causationId } : {}),
+    ...(payload.traceparent !== null ? { [MessageHeader.Traceparent]: payload.traceparent } : {}),
+  });
+}
+
+/** Both sides of each nullable field occur in `rows`, so the schema is checked with null and with a value. */
+function expectNullAndValueSeen(rows: Record<string, unknown>[], fields: string[]): void {
+  for (const field of fields) {
+    expect({ field, nullSeen: rows.some((d) => d[field] === null), valueSeen: rows.some((d) => d[field] !== null) }).toEqual({
+      field,
+      nullSeen: true,
+      valueSeen: true,
+    });
+  }
 }
 const examplesOf = (type: string): Example[] => (messageNamed(type)['examples'] ?? []) as unknown as Example[];
 
@@ -200,21 +347,21 @@ describe('docs/asyncapi.json matches the code', () => {
   });
 
   it('carries exactly the event types the decider produces, each as a message of that name', () => {
-    expect(eventTypes).toEqual(['BatchSubmitted', 'MessageQueued', 'MessageRejected']);
+    expect(eventTypes).toEqual(sorted(ALL_TYPES));
     expect(sorted(channelMessages.map((m) => String(m['name'])))).toEqual(eventTypes);
     const operations = Object.values(doc['operations'] as Record<string, Schema>);
     const published = operations.flatMap((o) => (o['messages'] as Schema[]).map((m) => String(deref(m)['name'])));
     expect(sorted(published)).toEqual(eventTypes);
   });
 
-  it.each(['BatchSubmitted', 'MessageQueued', 'MessageRejected'])('%s: type and schemaVersion are those the decider writes', (type) => {
+  it.each(ALL_TYPES)('%s: type and schemaVersion are those the decider writes', (type) => {
     const versions = new Set(realEvents.filter((e) => e.type === type).map((e) => e.schemaVersion));
     const properties = propertiesOf(payloadOf(type));
     expect(properties['type']).toMatchObject({ const: type });
     expect([...versions]).toEqual([deref(properties['schemaVersion'] as Schema)['const']]);
   });
 
-  it.each(['BatchSubmitted', 'MessageQueued', 'MessageRejected'])(
+  it.each(ALL_TYPES)(
     '%s: the data schema requires exactly the fields the decider writes, and allows no others',
     (type) => {
       const schema = dataSchemaOf(type);
@@ -226,7 +373,7 @@ describe('docs/asyncapi.json matches the code', () => {
     },
   );
 
-  it.each(['BatchSubmitted', 'MessageQueued', 'MessageRejected'])(
+  it.each(ALL_TYPES)(
     '%s: the envelope schema has the fields of EventEnvelope, all required but globalPosition',
     (type) => {
       const payload = payloadOf(type);
@@ -237,17 +384,40 @@ describe('docs/asyncapi.json matches the code', () => {
     },
   );
 
-  it('accepts every event the decider writes, with nullable fields null and set', () => {
-    const byType = (type: string) => realEvents.filter((e) => e.type === type);
-    const queued = byType('MessageQueued').map((e) => e.data as Record<string, unknown>);
-    // The batch above does exercise both sides of each nullable field.
-    for (const field of ['clientBatchId', 'clientMessageId', 'source', 'scheduled', 'expiry', 'dlrCallbackUrl']) {
-      expect({ field, nullSeen: queued.some((d) => d[field] === null), valueSeen: queued.some((d) => d[field] !== null) }).toEqual({
-        field,
-        nullSeen: true,
-        valueSeen: true,
-      });
+  it('the receipt schema requires exactly the fields of a parsed receipt, and allows no others', () => {
+    const schema = deref((doc['components'] as { schemas: Record<string, Schema> }).schemas['CarrierReceipt'] as Schema);
+    const keys = sorted(Object.keys(receiptOf('1a', 'DELIVRD')));
+    expect(sorted(Object.keys(receiptOf('1a', 'ENROUTE', 'bare')))).toEqual(keys);
+    expect(sorted(schema['required'] as string[])).toEqual(keys);
+    expect(sorted(Object.keys(schema['properties'] as object))).toEqual(keys);
+    expect(schema['additionalProperties']).toBe(false);
+  });
+
+  it('the four carrier-delivery events repeat the message reference, and the schemas agree', () => {
+    const queued = batchEvents.find((e) => e.type === 'MessageQueued') as PublishedEvent;
+    const refKeys = sorted(Object.keys(evolveMessage(initialMessageState(), queued).ref as MessageRef));
+    expect(refKeys.length).toBeGreaterThan(0);
+    for (const type of LIFECYCLE_TYPES) {
+      expect(dataSchemaOf(type)['required']).toEqual(expect.arrayContaining(refKeys));
+      for (const data of dataOf<Record<string, unknown>>(type)) expect(Object.keys(data)).toEqual(expect.arrayContaining(refKeys));
     }
+  });
+
+  it('accepts every event the decider writes, with nullable fields null and set', () => {
+    // The batches and the paths above do exercise both sides of each nullable field.
+    expectNullAndValueSeen(dataOf('MessageQueued'), ['clientBatchId', 'clientMessageId', 'source', 'scheduled', 'expiry', 'dlrCallbackUrl']);
+    const lifecycleData = LIFECYCLE_TYPES.flatMap((type) => dataOf<Record<string, unknown>>(type));
+    expectNullAndValueSeen(lifecycleData, ['clientBatchId', 'clientMessageId', 'source', 'dlrCallbackUrl']);
+    expectNullAndValueSeen(dataOf('MessageUndelivered'), ['errorCode', 'errorMessage', 'receipt']);
+    const receipts = [
+      ...dataOf<MessageDeliveredV1>('MessageDelivered').flatMap((d) => d.receipts),
+      ...dataOf<MessageUndeliveredV1>('MessageUndelivered').flatMap((d) => (d.receipt ? [d.receipt] : [])),
+      ...dataOf<ReceiptRecordedV1>('ReceiptRecorded').map((d) => d.receipt),
+    ];
+    expectNullAndValueSeen(receipts as unknown as Record<string, unknown>[], ['submitDate', 'doneDate']);
+    // Several parts, and a part the carrier gave no id for.
+    expect(dataOf<MessageDeliveredV1>('MessageDelivered').some((d) => d.receipts.length > 1)).toBe(true);
+    expect(lifecycleData.some((d) => Array.isArray(d['carrierMessageIds']) && d['carrierMessageIds'].includes(''))).toBe(true);
     for (const event of realEvents) expect(problems(payloadOf(event.type), event)).toEqual([]);
   });
 
@@ -263,6 +433,36 @@ describe('docs/asyncapi.json matches the code', () => {
     expect(problems(schema, { ...queued, type: 'MessageRejected' })).toHaveLength(1);
     expect(problems(schema, { ...queued, streamId: batchStreamId(BATCH_ID) })).toHaveLength(1);
     expect(problems(schema, { ...queued, occurredAt: '2030-01-15T11:00:00+01:00' })).toHaveLength(1);
+
+    const delivered = realEvents.find((e) => e.type === 'MessageDelivered') as PublishedEvent;
+    const deliveredData = delivered.data as MessageDeliveredV1;
+    const [firstReceipt, ...otherReceipts] = deliveredData.receipts;
+    const { stat: _stat, ...withoutStat } = firstReceipt as CarrierReceipt;
+    const deliveredSchema = payloadOf('MessageDelivered');
+    expect(problems(deliveredSchema, { ...delivered, data: { ...deliveredData, receipts: [withoutStat, ...otherReceipts] } })).toEqual(['$.data.receipts[0].stat: missing']);
+    expect(problems(deliveredSchema, { ...delivered, data: { ...deliveredData, receipts: [] } })).toHaveLength(1);
+    expect(problems(deliveredSchema, { ...delivered, streamPosition: 1 })).toHaveLength(1);
+    const { smsCount: _smsCount, ...withoutSmsCount } = deliveredData;
+    expect(problems(deliveredSchema, { ...delivered, data: withoutSmsCount })).toEqual(['$.data.smsCount: missing']);
+
+    const failed = realEvents.find((e) => e.type === 'MessageUndelivered' && (e.data as MessageUndeliveredV1).receipt !== null) as PublishedEvent;
+    const failedData = failed.data as MessageUndeliveredV1;
+    const undeliveredSchema = payloadOf('MessageUndelivered');
+    expect(problems(undeliveredSchema, { ...failed, data: { ...failedData, reason: 'timeout' } })).toHaveLength(1);
+    expect(problems(undeliveredSchema, { ...failed, data: { ...failedData, receipt: { ...failedData.receipt, state: 'x' } } })).toHaveLength(1);
+    expect(problems(undeliveredSchema, { ...failed, data: { ...failedData, receipt: 'UNDELIV' } })).toHaveLength(1);
+
+    const recorded = realEvents.find((e) => e.type === 'ReceiptRecorded') as PublishedEvent;
+    const recordedData = recorded.data as ReceiptRecordedV1;
+    const recordedSchema = payloadOf('ReceiptRecorded');
+    expect(problems(recordedSchema, { ...recorded, data: { ...recordedData, receipt: null } })).toEqual(['$.data.receipt: is null, expected object']);
+    expect(problems(recordedSchema, { ...recorded, data: { ...recordedData, note: 'ignored' } })).toHaveLength(1);
+  });
+
+  it('lists the undelivered reasons and receipt notes the decider writes, no more', () => {
+    const enumOf = (type: string, field: string): Json => deref(propertiesOf(dataSchemaOf(type))[field] as Schema)['enum'] as Json;
+    expect(sorted(enumOf('MessageUndelivered', 'reason') as string[])).toEqual(sorted(new Set(dataOf<MessageUndeliveredV1>('MessageUndelivered').map((d) => d.reason))));
+    expect(sorted(enumOf('ReceiptRecorded', 'note') as string[])).toEqual(sorted(new Set(dataOf<ReceiptRecordedV1>('ReceiptRecorded').map((d) => d.note))));
   });
 
   it('lists the encodings and the contract rejection descriptions of the code', () => {
@@ -286,7 +486,7 @@ describe('docs/asyncapi.json matches the code', () => {
 describe('the documented examples are what the code produces', () => {
   const decided = published(decideSubmitBatch({ data: DOCUMENTED, batchId: BATCH_ID, umids: DOCUMENTED_UMIDS, now: NOW }, initialBatchState()));
 
-  it.each(['BatchSubmitted', 'MessageQueued', 'MessageRejected'])('%s: the AsyncAPI example is valid and its data is what the decider decides', (type) => {
+  it.each(BATCH_TYPES)('%s: the AsyncAPI example is valid and its data is what the decider decides', (type) => {
     const examples = examplesOf(type);
     expect(examples.length).toBeGreaterThan(0);
     for (const { headers, payload } of examples) {
@@ -296,16 +496,38 @@ describe('the documented examples are what the code produces', () => {
       expect(payload.streamId).toBe(
         type === 'BatchSubmitted' ? batchStreamId(BATCH_ID) : messageStreamId((payload.data as { umid: string }).umid),
       );
-      expect(problems(messageNamed(type)['headers'] as Schema, headers)).toEqual([]);
-      expect(Object.values(MessageHeader)).toEqual(expect.arrayContaining(Object.keys(headers)));
-      expect(headers).toEqual({
-        [MessageHeader.MessageId]: payload.eventId,
-        [MessageHeader.MessageType]: payload.type,
-        [MessageHeader.CorrelationId]: payload.correlationId,
-        ...(payload.causationId !== null ? { [MessageHeader.CausationId]: payload.causationId } : {}),
-        ...(payload.traceparent !== null ? { [MessageHeader.Traceparent]: payload.traceparent } : {}),
-      });
+      expectHeadersOf(type, headers, payload);
     }
+  });
+
+  const documentedQueued = decided.find((e) => e.type === 'MessageQueued') as PublishedEvent;
+
+  it.each(LIFECYCLE_TYPES)('%s: every AsyncAPI example is valid and is what decideMessage writes for its documented path', (type) => {
+    const examples = examplesOf(type);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const { name, headers, payload } of examples) {
+      expect({ name, documented: name in DOCUMENTED_LIFECYCLE }).toEqual({ name, documented: true });
+      const real = lifecycle(documentedQueued, DOCUMENTED_LIFECYCLE[name] as MessageCommand[]).at(-1);
+      expect(real?.type).toBe(type);
+      expect(payload.data).toEqual(real?.data);
+      expect(payload.streamId).toBe(real?.streamId);
+      expect(payload.streamPosition).toBe(real?.streamPosition);
+      expect(problems(payloadOf(type), payload)).toEqual([]);
+      expect(payload).toMatchObject({ correlationId: 'carrier', causationId: null, traceparent: null });
+      expectHeadersOf(type, headers, payload);
+    }
+  });
+
+  it('docs/events.md gives the detail texts and error messages the decider writes', () => {
+    const undelivered = dataOf<MessageUndeliveredV1>('MessageUndelivered');
+    const expired = undelivered.find((d) => d.reason === 'expired');
+    expect(eventsMd).toContain(`\`${expired?.detail}\``);
+    const refused = undelivered.find((d) => d.reason === 'carrier-rejected');
+    expect(refused?.detail).toBe(`submit_sm refused: ${refused?.errorCode}`);
+    expect(eventsMd).toContain('`submit_sm refused: <errorCode>`');
+    for (const [stat, message] of Object.entries(FAILURE_STAT_MESSAGES)) expect(eventsMd).toContain(`| \`${stat}\` | \`${message}\` |`);
+    const statsThatEnd = new Set(undelivered.filter((d) => d.reason === 'receipt').map((d) => d.detail));
+    expect([...statsThatEnd].every((stat) => stat in FAILURE_STAT_MESSAGES)).toBe(true);
   });
 
   it('the JSON event examples in docs/events.md are the AsyncAPI examples', () => {

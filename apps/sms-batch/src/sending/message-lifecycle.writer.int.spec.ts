@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { EventStore } from '@seed/platform-event-store';
+import { ServiceSchema, type SubscriptionRegistry } from '@seed/platform-nest';
+import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
+import { decideSubmitBatch, initialBatchState } from '@seed/sms-batch-domain';
+import { batchStreamId, messageStreamId, type CarrierReceipt } from '@seed/sms-batch-contracts';
+import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
+import { MessageLifecycleWriter } from './message-lifecycle.writer';
+
+const schema = uniqueName('it_writer');
+const store = new EventStore(schema);
+const noFollowers = { wakeAll: () => undefined } as unknown as SubscriptionRegistry;
+let ds: DataSource;
+
+beforeAll(async () => {
+  ds = await openTestDataSource(4);
+  await migrateSmsBatchSchema(ds, schema);
+});
+
+afterAll(async () => {
+  await dropSchema(ds, schema);
+  await ds.destroy();
+});
+
+const newWriter = () => new MessageLifecycleWriter(ds, store, noFollowers, new ServiceSchema(schema), testLogger());
+
+/** Queues messages the way SubmitBatchHandler does; returns their umids. */
+async function queue(texts: string[]): Promise<string[]> {
+  const batchId = randomUUID();
+  const umids = texts.map(() => randomUUID());
+  const decided = decideSubmitBatch(
+    {
+      data: {
+        accountId: 'acme',
+        subAccountId: 'acme_hq',
+        includeMessagesInResponse: false,
+        messages: texts.map((text, i) => ({ destination: `+4474001234${String(i).padStart(2, '0')}`, text })),
+      },
+      batchId,
+      umids,
+      now: new Date().toISOString(),
+    },
+    initialBatchState(),
+  );
+  await store.append(
+    ds,
+    [
+      { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch },
+      ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events })),
+    ],
+    { correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() },
+  );
+  return umids;
+}
+
+const receipt = (carrierMessageId: string, stat = 'DELIVRD'): CarrierReceipt => ({
+  carrierMessageId,
+  stat,
+  err: '000',
+  submitDate: null,
+  doneDate: null,
+  receivedAt: new Date().toISOString(),
+});
+
+const types = async (umid: string) => (await store.readStream(ds, messageStreamId(umid))).map((e) => e.type);
+const parked = async (): Promise<number> => (await ds.query(`SELECT count(*)::int AS n FROM "${schema}".parked_receipts`))[0].n;
+
+describe('MessageLifecycleWriter', () => {
+  it('applies a receipt that arrived before its submission was recorded, once the submission is', async () => {
+    const writer = newWriter();
+    const [umid] = (await queue(['Hello'])) as [string];
+    await writer.record({ receipt: receipt('A1B2C3') }); // the carrier was quicker than our record
+    expect(await parked()).toBe(1);
+
+    await writer.record({ umid, command: { type: 'RecordSubmission', carrierMessageIds: ['a1b2c3'], at: new Date().toISOString() } });
+
+    expect(await types(umid)).toEqual(['MessageQueued', 'MessageSent', 'MessageDelivered']);
+    expect(await parked()).toBe(0);
+  });
+
+  it('matches a receipt that quotes the id in decimal when the carrier answered the submit in hex', async () => {
+    const writer = newWriter();
+    const [umid] = (await queue(['Hello'])) as [string];
+    await writer.record({ umid, command: { type: 'RecordSubmission', carrierMessageIds: ['1A2B3C'], at: new Date().toISOString() } });
+    await writer.record({ receipt: receipt(String(0x1a2b3c)) });
+    expect(await types(umid)).toEqual(['MessageQueued', 'MessageSent', 'MessageDelivered']);
+  });
+
+  it('decides the same message in one flush in order, and lets a refused item not sink the others', async () => {
+    const writer = newWriter();
+    const [first, second] = (await queue(['One', 'Two'])) as [string, string];
+    const at = new Date().toISOString();
+    await Promise.all([
+      writer.record({ umid: first, command: { type: 'RecordSubmission', carrierMessageIds: ['f1'], at } }),
+      writer.record({ receipt: receipt('f1') }),
+      // Two ids for a one-part message: the decider refuses it; the other items still commit.
+      writer.record({ umid: second, command: { type: 'RecordSubmission', carrierMessageIds: ['s1', 's2'], at } }),
+    ]);
+    expect(await types(first)).toEqual(['MessageQueued', 'MessageSent', 'MessageDelivered']);
+    expect(await types(second)).toEqual(['MessageQueued']);
+  });
+
+  it('sweeps parked receipts whose submission another replica recorded meanwhile', async () => {
+    const [umid] = (await queue(['Hello'])) as [string];
+    const replicaA = newWriter();
+    await replicaA.record({ umid, command: { type: 'RecordSubmission', carrierMessageIds: ['77'], at: new Date().toISOString() } });
+    // As if replica B parked the receipt while A's carrier id was not yet committed.
+    await ds.query(`INSERT INTO "${schema}".parked_receipts (carrier_key, receipt, parked_at) VALUES ('77', $1, now() - interval '1 minute')`, [
+      JSON.stringify(receipt('77')),
+    ]);
+    expect(await newWriter().sweepParkedReceipts()).toBe(1);
+    expect(await types(umid)).toEqual(['MessageQueued', 'MessageSent', 'MessageDelivered']);
+    expect(await parked()).toBe(0);
+  });
+});
