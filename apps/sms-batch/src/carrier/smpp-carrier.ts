@@ -82,9 +82,11 @@ export class SmppCarrier {
     });
   }
 
-  async submit(part: SubmitSmPart): Promise<SubmitOutcome> {
+  /** `mayStillSend` is asked again once a window slot is free: the caller may have given up meanwhile. */
+  async submit(part: SubmitSmPart, mayStillSend: () => boolean = () => true): Promise<SubmitOutcome> {
     await this.takeSlot();
     try {
+      if (!mayStillSend()) return { ok: false, temporary: true, status: -2, detail: 'not sent: the sender gave the message back' };
       const session = this.session;
       if (!session || !this.bound) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
       return await new Promise<SubmitOutcome>((resolve) => {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { buildSubmitParts, concatReferenceFor } from '@seed/sms-batch-domain';
-import type { SmppCarrier } from '../carrier/smpp-carrier';
+import { buildSubmitParts, concatReferenceFor, type SubmitSmPart } from '@seed/sms-batch-domain';
+import type { SmppCarrier, SubmitOutcome } from '../carrier/smpp-carrier';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
 import type { OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
 
@@ -16,6 +16,14 @@ export interface SenderSettings {
 }
 
 type Outcome = 'recorded' | 'released';
+
+/** A part held back by the sender itself (stopping, or its lease nearly over). */
+const NOT_SENT = -2;
+/** Throttled and queue-full: worth a few quick tries before the message goes back to the queue. */
+const IN_PLACE_STATUSES = new Set([0x14, 0x58]);
+const IN_PLACE_ATTEMPTS = 3;
+/** A part is not submitted within this much of the lease's end, so no other sender can overlap. */
+const LEASE_MARGIN_MS = 5000;
 
 /**
  * Hands due messages to the carrier: keeps up to `claimSize` claimed messages in progress,
@@ -85,26 +93,32 @@ export class MessageSender {
           await this.pause(this.settings.idleMs);
           continue;
         }
+        const claimedAt = Date.now();
         const claimed = await this.queue.claim(free, this.settings.leaseMs);
         if (claimed.length === 0) {
           await this.pause(this.settings.idleMs);
           continue;
         }
-        for (const message of claimed) if (!this.active.has(message.umid) && !this.unrecorded.has(message.umid)) void this.track(message);
+        for (const message of claimed) if (!this.active.has(message.umid) && !this.unrecorded.has(message.umid)) void this.track(message, claimedAt);
       } catch (error) {
         this.logger.error({ err: error }, 'claiming messages failed; retrying');
         await this.pause(1000);
       }
     }
     while (this.inFlight > 0) await this.pause(this.settings.idleMs);
-    if (this.released.length > 0) await this.queue.release(this.released.splice(0), 0, false);
+    try {
+      if (this.released.length > 0) await this.queue.release(this.released.splice(0), 0, false);
+    } catch (error) {
+      // Their leases run out on their own; the stop goes on so the writer still drains.
+      this.logger.error({ err: error }, 'claimed messages not handed back');
+    }
   }
 
-  private async track(message: OutboundMessage): Promise<void> {
+  private async track(message: OutboundMessage, claimedAt: number): Promise<void> {
     this.inFlight++;
     this.active.add(message.umid);
     try {
-      if ((await this.send(message)) === 'released') this.released.push(message.umid);
+      if ((await this.send(message, claimedAt)) === 'released') this.released.push(message.umid);
     } catch (error) {
       // Left leased: it comes back when the lease ends.
       this.logger.error({ err: error, umid: message.umid }, 'sending a message failed');
@@ -133,7 +147,21 @@ export class MessageSender {
     this.recording.add(pending);
   }
 
-  private async send(message: OutboundMessage): Promise<Outcome> {
+  /**
+   * One part, with throttling and full queues retried in place a few times: releasing the message
+   * instead would send its parts that were already accepted a second time.
+   */
+  private async submitPart(part: SubmitSmPart, mayStillSend: () => boolean): Promise<SubmitOutcome> {
+    for (let attempt = 1; ; attempt++) {
+      if (!mayStillSend()) return { ok: false, temporary: true, status: NOT_SENT, detail: 'not sent: the sender gave the message back' };
+      const outcome = await this.carrier.submit(part, mayStillSend);
+      const retryable = !outcome.ok && outcome.temporary && IN_PLACE_STATUSES.has(outcome.status);
+      if (!retryable || attempt >= IN_PLACE_ATTEMPTS) return outcome;
+      await new Promise((resolve) => setTimeout(resolve, this.settings.retryBaseMs * 2 ** (attempt - 1)));
+    }
+  }
+
+  private async send(message: OutboundMessage, claimedAt: number): Promise<Outcome> {
     const now = new Date().toISOString();
     if (message.expiry && message.expiry <= now) {
       this.record({ umid: message.umid, command: { type: 'ExpireBeforeHandoff', at: now } });
@@ -144,7 +172,12 @@ export class MessageSender {
       { destination: message.destination, source: message.source, text: message.text, encoding: message.encoding, concatReference: concatReferenceFor(message.umid) },
       this.settings.defaultSource,
     );
-    const outcomes = await Promise.all(parts.map((part) => this.carrier.submit(part)));
+    // Parts go out only while this sender still holds the message: not after a stop began, nor so
+    // close to the end of the lease that another sender may claim it meanwhile.
+    const holdUntil = claimedAt + this.settings.leaseMs - LEASE_MARGIN_MS;
+    const mayStillSend = () => this.running && Date.now() < holdUntil;
+    const outcomes = await Promise.all(parts.map((part) => this.submitPart(part, mayStillSend)));
+    if (outcomes.some((o) => !o.ok && o.status === NOT_SENT) && outcomes.every((o) => !o.ok)) return 'released';
     const at = new Date().toISOString();
     const refused = outcomes.find((o) => !o.ok && !o.temporary);
     if (refused && !refused.ok) {

@@ -39,9 +39,7 @@ export class CommandBus {
 
   async start(): Promise<void> {
     const topic = this.connection.topic(this.options.replyTopic);
-    const admin = this.connection.kafka.admin();
-    await admin.connect();
-    const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+    const ends = await this.replyTopicEnds(topic);
     const consumer = this.connection.kafka.consumer({
       groupId: this.connection.group(`${this.options.replyTopic}.${this.options.instanceId}`),
       sessionTimeout: 10_000,
@@ -65,6 +63,25 @@ export class CommandBus {
     });
     for (const { partition, offset } of ends) consumer.seek({ topic, partition, offset });
     await this.producer.connect();
+  }
+
+  /** Where the reply topic ends now; retried while a just-created topic's leadership settles. */
+  private async replyTopicEnds(topic: string): Promise<{ partition: number; offset: string }[]> {
+    const admin = this.connection.kafka.admin();
+    await admin.connect();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await admin.fetchTopicOffsets(topic);
+        } catch (error) {
+          if (attempt >= 20) throw error;
+          this.logger.warn({ err: error, attempt }, 'reply topic offsets not available yet; retrying');
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   async request<TResult>(
