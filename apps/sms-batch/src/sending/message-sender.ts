@@ -22,7 +22,7 @@ const NOT_SENT = -2;
 /** Throttled and queue-full: worth a few quick tries before the message goes back to the queue. */
 const IN_PLACE_STATUSES = new Set([0x14, 0x58]);
 const IN_PLACE_ATTEMPTS = 3;
-/** A part is not submitted within this much of the lease's end, so no other sender can overlap. */
+/** A part is not submitted this close to the lease's end (at most a fifth of it), so no other sender can overlap. */
 const LEASE_MARGIN_MS = 5000;
 
 /**
@@ -174,7 +174,7 @@ export class MessageSender {
     );
     // Parts go out only while this sender still holds the message: not after a stop began, nor so
     // close to the end of the lease that another sender may claim it meanwhile.
-    const holdUntil = claimedAt + this.settings.leaseMs - LEASE_MARGIN_MS;
+    const holdUntil = claimedAt + this.settings.leaseMs - Math.min(LEASE_MARGIN_MS, this.settings.leaseMs / 5);
     const mayStillSend = () => this.running && Date.now() < holdUntil;
     const outcomes = await Promise.all(parts.map((part) => this.submitPart(part, mayStillSend)));
     if (outcomes.some((o) => !o.ok && o.status === NOT_SENT) && outcomes.every((o) => !o.ok)) return 'released';
