@@ -1,9 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { dropSchema, openTestDataSource, requireEnv, testKafka, uniqueName, type RunningStack } from '@seed/platform-testing';
+import { planStack, removeStackData, stackHandle, type RunningStack } from '@seed/platform-testing';
 import { SmsBatchDb } from './database';
 
 const ROOT = join(__dirname, '../../../..');
@@ -31,32 +29,11 @@ export interface ProcessStack extends RunningStack {
  * be stopped or killed and started again while the others keep running.
  */
 export async function startProcesses(extraEnv: Record<string, string> = {}): Promise<ProcessStack> {
-  if (!existsSync(join(ROOT, MAINS['sms-batch']))) throw new Error('dist/ is missing: run `node tools/scripts/build.mjs` first');
-  const name = uniqueName('e2e');
-  const base = await freePortBlock();
-  const [messaging, agent, admin, smscPort, smscHttp, health] = [base, base + 1, base + 2, base + 3, base + 4, base + 10];
-  const adminToken = randomBytes(24).toString('hex');
-  const logDir = join(ROOT, '.local/e2e-logs');
-  mkdirSync(logDir, { recursive: true });
-  const env: Record<string, string> = {
-    DATABASE_URL: requireEnv('DATABASE_URL'),
-    KAFKA_BROKERS: requireEnv('KAFKA_BROKERS'),
-    KAFKA_TOPIC_PREFIX: `${name}.`,
-    DATABASE_SCHEMA_PREFIX: `${name}_`,
-    ADMIN_TOKEN: adminToken,
-    MESSAGING_API_PORT: String(messaging),
-    AGENT_API_PORT: String(agent),
-    ADMIN_API_PORT: String(admin),
-    HTTP_HOST: '127.0.0.1',
-    SMSC_HOST: '127.0.0.1',
-    SMSC_PORT: String(smscPort),
-    SMSC_HTTP_PORT: String(smscHttp),
-    SMPP_URL: `smpp://seed:secret@127.0.0.1:${smscPort}`,
-    DATABASE_POOL_SIZE: '5',
-    KAFKAJS_NO_PARTITIONER_WARNING: '1',
-    LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'info',
-    ...extraEnv,
-  };
+  const plan = await planStack(extraEnv);
+  const { name, env, logDir } = plan;
+  const { admin, smsc: smscPort, smscHttp, healthBase: health } = plan.ports;
+  env['SMSC_HOST'] = '127.0.0.1';
+  env['SMPP_URL'] ??= `smpp://seed:secret@127.0.0.1:${smscPort}`;
   const readyUrl: Record<ServiceName, string> = {
     'smsc-simulator': `http://127.0.0.1:${smscHttp}/health`,
     'sms-batch': `http://127.0.0.1:${health}/health/ready`,
@@ -95,7 +72,7 @@ export async function startProcesses(extraEnv: Record<string, string> = {}): Pro
     await Promise.all(stopping);
     if (children.has('smsc-simulator')) await kill('smsc-simulator', 'SIGTERM');
     clearTimeout(timer);
-    await removeData(name);
+    await removeStackData(name);
   };
 
   try {
@@ -106,31 +83,7 @@ export async function startProcesses(extraEnv: Record<string, string> = {}): Pro
     throw error;
   }
 
-  const adminUrl = `http://127.0.0.1:${admin}`;
-  let accounts = 0;
-  return {
-    messagingUrl: `http://127.0.0.1:${messaging}`,
-    agentUrl: `http://127.0.0.1:${agent}`,
-    adminUrl,
-    adminToken,
-    smscUrl: `http://127.0.0.1:${smscHttp}`,
-    topicPrefix: `${name}.`,
-    schemaPrefix: `${name}_`,
-    env,
-    async createAccount(accountId = `acct${++accounts}${randomBytes(3).toString('hex')}`) {
-      const res = await fetch(`${adminUrl}/admin/v1/accounts`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ accountId }),
-      });
-      if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${await res.text()}`);
-      const body = (await res.json()) as { subAccountIds: string[]; apiKey: string; apiKeyId: string };
-      return { accountId, subAccountId: body.subAccountIds[0] as string, apiKey: body.apiKey, apiKeyId: body.apiKeyId };
-    },
-    start,
-    kill,
-    stop: stopAll,
-  };
+  return { ...stackHandle(plan, stopAll), start, kill };
 }
 
 /** `startProcesses` for the calling test file: started in beforeAll, stopped in afterAll. */
@@ -172,39 +125,4 @@ async function waitReady(service: ServiceName, child: ChildProcess, url: string,
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${service} was not ready within 60 s; see ${log}`);
-}
-
-/** Drops the schemas and topics of these processes, as `startStack`'s stop does. */
-async function removeData(name: string): Promise<void> {
-  const dataSource = await openTestDataSource(1);
-  try {
-    const schemas: { nspname: string }[] = await dataSource.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`${name}\\_%`]);
-    for (const { nspname } of schemas) await dropSchema(dataSource, nspname);
-  } finally {
-    await dataSource.destroy();
-  }
-  const admin = testKafka(name).kafka.admin();
-  await admin.connect();
-  try {
-    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(`${name}.`));
-    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/** Ports base..base+4 and base+10, below the ephemeral range, as the stack harness draws them. */
-async function freePortBlock(): Promise<number> {
-  for (;;) {
-    const base = 10_000 + 50 * Math.floor(Math.random() * 400);
-    if ((await Promise.all([0, 1, 2, 3, 4, 10].map((i) => isFree(base + i)))).every(Boolean)) return base;
-  }
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }

@@ -24,17 +24,22 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-/**
- * The whole platform as `npm start` runs it (tools/scripts/stack.mjs over dist/), on free ports,
- * with topic and schema prefixes of its own so that test files do not share state.
- */
-export async function startStack(extraEnv: Record<string, string> = {}): Promise<RunningStack> {
+/** Ports, prefixes, secret and environment of one stack; used to start it whole or piece by piece. */
+export interface StackPlan {
+  name: string;
+  ports: { messaging: number; agent: number; admin: number; smsc: number; smscHttp: number; healthBase: number };
+  adminToken: string;
+  env: Record<string, string>;
+  logDir: string;
+}
+
+export async function planStack(extraEnv: Record<string, string> = {}): Promise<StackPlan> {
   if (!existsSync(join(ROOT, 'dist/apps/api-gateway/src/main.js'))) {
     throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   }
   const name = uniqueName('e2e');
   const base = await freePortBlock();
-  const [messaging, agent, admin, smsc, smscHttp, healthBase] = [base, base + 1, base + 2, base + 3, base + 4, base + 10];
+  const ports = { messaging: base, agent: base + 1, admin: base + 2, smsc: base + 3, smscHttp: base + 4, healthBase: base + 10 };
   const adminToken = randomBytes(24).toString('hex');
   const logDir = join(ROOT, '.local/e2e-logs');
   mkdirSync(logDir, { recursive: true });
@@ -44,54 +49,69 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     KAFKA_TOPIC_PREFIX: `${name}.`,
     DATABASE_SCHEMA_PREFIX: `${name}_`,
     ADMIN_TOKEN: adminToken,
-    MESSAGING_API_PORT: String(messaging),
-    AGENT_API_PORT: String(agent),
-    ADMIN_API_PORT: String(admin),
+    MESSAGING_API_PORT: String(ports.messaging),
+    AGENT_API_PORT: String(ports.agent),
+    ADMIN_API_PORT: String(ports.admin),
     HTTP_HOST: '127.0.0.1',
-    HEALTH_PORT_BASE: String(healthBase),
-    SMSC_PORT: String(smsc),
-    SMSC_HTTP_PORT: String(smscHttp),
+    HEALTH_PORT_BASE: String(ports.healthBase),
+    SMSC_PORT: String(ports.smsc),
+    SMSC_HTTP_PORT: String(ports.smscHttp),
     DATABASE_POOL_SIZE: '5',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'info',
     STACK_LOG: join(logDir, `${name}.`),
     ...extraEnv,
   };
-  const child = spawn(process.execPath, [join(ROOT, 'tools/scripts/stack.mjs')], {
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await waitForReady(child, name);
-  const adminUrl = `http://127.0.0.1:${admin}`;
+  return { name, ports, adminToken, env, logDir };
+}
+
+/** The handle every started stack gives its tests. */
+export function stackHandle(plan: StackPlan, stop: () => Promise<void>): RunningStack {
+  const adminUrl = `http://127.0.0.1:${plan.ports.admin}`;
   let accounts = 0;
   return {
-    messagingUrl: `http://127.0.0.1:${messaging}`,
-    agentUrl: `http://127.0.0.1:${agent}`,
+    messagingUrl: `http://127.0.0.1:${plan.ports.messaging}`,
+    agentUrl: `http://127.0.0.1:${plan.ports.agent}`,
     adminUrl,
-    adminToken,
-    smscUrl: `http://127.0.0.1:${smscHttp}`,
-    topicPrefix: `${name}.`,
-    schemaPrefix: `${name}_`,
-    env,
+    adminToken: plan.adminToken,
+    smscUrl: `http://127.0.0.1:${plan.ports.smscHttp}`,
+    topicPrefix: `${plan.name}.`,
+    schemaPrefix: `${plan.name}_`,
+    env: plan.env,
     async createAccount(accountId = `acct${++accounts}${randomBytes(3).toString('hex')}`) {
       const res = await fetch(`${adminUrl}/admin/v1/accounts`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${plan.adminToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({ accountId }),
       });
       if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${await res.text()}`);
       const body = (await res.json()) as { subAccountIds: string[]; apiKey: string; apiKeyId: string };
       return { accountId, subAccountId: body.subAccountIds[0] as string, apiKey: body.apiKey, apiKeyId: body.apiKeyId };
     },
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      await removeStackData(name);
-    },
+    stop,
   };
+}
+
+/**
+ * The whole platform as `npm start` runs it (tools/scripts/stack.mjs over dist/), on free ports,
+ * with topic and schema prefixes of its own so that test files do not share state.
+ */
+export async function startStack(extraEnv: Record<string, string> = {}): Promise<RunningStack> {
+  const plan = await planStack(extraEnv);
+  const { name, env } = plan;
+  const child = spawn(process.execPath, [join(ROOT, 'tools/scripts/stack.mjs')], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await waitForReady(child, name);
+  return stackHandle(plan, async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await removeStackData(name);
+  });
 }
 
 function waitForReady(child: ChildProcess, name: string): Promise<void> {
@@ -115,7 +135,7 @@ function waitForReady(child: ChildProcess, name: string): Promise<void> {
  * +30, +40. Drawn below Linux's ephemeral range (32768+), where outgoing connections (Kafka,
  * Postgres clients) could take a port between this check and the services' listen.
  */
-async function freePortBlock(): Promise<number> {
+export async function freePortBlock(): Promise<number> {
   for (;;) {
     const base = 10_000 + 50 * Math.floor(Math.random() * 400);
     const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 10, base + 20, base + 30, base + 40];
@@ -132,7 +152,7 @@ function isFree(port: number): Promise<boolean> {
 }
 
 /** Drops what a stopped stack left behind: its schemas and its topics (CI runs many stacks on one broker). */
-async function removeStackData(name: string): Promise<void> {
+export async function removeStackData(name: string): Promise<void> {
   const dataSource = await openTestDataSource(1);
   try {
     const schemas: { nspname: string }[] = await dataSource.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`, [`${name}\\_%`]);
