@@ -10,7 +10,7 @@ export class SmsBatchConfig extends PlatformConfig {
 
   /** submit_sm awaiting their response at once. */
   @IsInt() @Min(1) @Max(1000)
-  SMPP_WINDOW = 50;
+  SMPP_WINDOW = 100;
 
   @IsInt() @Min(1000) @Max(600_000)
   SMPP_ENQUIRE_LINK_MS = 30_000;

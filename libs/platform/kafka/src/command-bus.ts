@@ -114,7 +114,7 @@ export class CommandBus {
             ...(traceparent ? { [MessageHeader.Traceparent]: traceparent } : {}),
           },
         },
-      ], { compress: true });
+      ]);
     } catch (error) {
       const waiting = this.pending.get(command.commandId);
       if (waiting) clearTimeout(waiting.timer);

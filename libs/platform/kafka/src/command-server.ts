@@ -106,7 +106,7 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
           [MessageHeader.CorrelationId]: record.headers[MessageHeader.CorrelationId] ?? commandId,
         },
       },
-    ], { compress: true });
+    ]);
   }
 }
 
