@@ -85,6 +85,9 @@ export class MessageSender {
     while (this.running) {
       try {
         if (!this.carrier.isBound()) {
+          // No carrier: nothing can be sent, but what expires meanwhile still ends undelivered.
+          const expired = await this.queue.claim(this.settings.claimSize, this.settings.leaseMs, true);
+          for (const message of expired) if (!this.active.has(message.umid)) void this.track(message, Date.now());
           await this.carrier.waitUntilBound(this.settings.idleMs * 10);
           continue;
         }

@@ -25,19 +25,23 @@ export class OutboundQueueRepository {
     this.s = quoteSchema(schema.name);
   }
 
-  /** Due rows nobody holds, leased to this sender for `leaseMs`. SKIP LOCKED lets replicas share the queue. */
-  async claim(limit: number, leaseMs: number): Promise<OutboundMessage[]> {
+  /**
+   * Due rows nobody holds, leased to this sender for `leaseMs` (only those past their expiry, when
+   * asked). SKIP LOCKED lets replicas share the queue.
+   */
+  async claim(limit: number, leaseMs: number, onlyExpired = false): Promise<OutboundMessage[]> {
     const result = await this.dataSource.query(
       `UPDATE ${this.s}.outbound_queue q
           SET lease_until = now() + make_interval(secs => $2::double precision / 1000), attempts = q.attempts + 1
         WHERE q.umid IN (
           SELECT umid FROM ${this.s}.outbound_queue
            WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+             AND ($3::boolean IS FALSE OR expiry <= now())
            ORDER BY next_attempt_at
            LIMIT $1
            FOR UPDATE SKIP LOCKED)
         RETURNING q.umid, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts`,
-      [limit, leaseMs],
+      [limit, leaseMs, onlyExpired],
     );
     return rowsOf<{ umid: string; destination: string; source: string | null; text: string; encoding: 'GSM7' | 'UCS2'; expiry: Date | null; attempts: number }>(
       result,
