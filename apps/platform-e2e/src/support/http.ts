@@ -1,4 +1,5 @@
 import type { RunningStack } from '@seed/platform-testing';
+import type { BatchResponse, BatchResponseMessage } from '@seed/sms-batch-contracts';
 
 /** RFC 4122 UUID (any version), as `umid`, `batchId` and `errorId` are. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -24,21 +25,8 @@ export interface Account {
   apiKeyId: string;
 }
 
-export interface BatchMessage {
-  umid: string;
-  clientMessageId?: string;
-  destination: string;
-  encoding: 'GSM7' | 'UCS2';
-  status: { code: 'QUEUED' | 'REJECTED'; description: string };
-}
-
-export interface BatchResponse {
-  batchId: string;
-  clientBatchId?: string;
-  acceptedCount: number;
-  rejectedCount: number;
-  messages?: BatchMessage[];
-}
+export type { BatchResponse };
+export type BatchMessage = BatchResponseMessage;
 
 export interface ErrorBody {
   code: number;

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { planStack, removeStackData, stackHandle, type RunningStack } from '@seed/platform-testing';
-import { SmsBatchDb } from './database';
+import type { SmsBatchDb } from './database';
+import { useStarted } from './stack';
 
 const ROOT = join(__dirname, '../../../..');
 
@@ -88,29 +89,7 @@ export async function startProcesses(extraEnv: Record<string, string> = {}): Pro
 
 /** `startProcesses` for the calling test file: started in beforeAll, stopped in afterAll. */
 export function useProcesses(extraEnv: Record<string, string> = {}): { readonly stack: ProcessStack; readonly db: SmsBatchDb } {
-  let starting: Promise<ProcessStack> | undefined;
-  let stack: ProcessStack | undefined;
-  let db: SmsBatchDb | undefined;
-  beforeAll(async () => {
-    starting = startProcesses(extraEnv);
-    stack = await starting;
-    db = new SmsBatchDb(stack);
-  });
-  afterAll(async () => {
-    await db?.close();
-    const started = await starting?.catch(() => undefined);
-    await started?.stop();
-  });
-  return {
-    get stack() {
-      if (!stack) throw new Error('the processes are not started');
-      return stack;
-    },
-    get db() {
-      if (!db) throw new Error('the processes are not started');
-      return db;
-    },
-  };
+  return useStarted(() => startProcesses(extraEnv));
 }
 
 async function waitReady(service: ServiceName, child: ChildProcess, url: string, log: string): Promise<void> {

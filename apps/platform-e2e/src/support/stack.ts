@@ -12,12 +12,17 @@ export interface StackContext {
  * (which would keep Jest from exiting).
  */
 export function useStack(extraEnv: Record<string, string> = {}): StackContext {
-  let starting: Promise<RunningStack> | undefined;
-  let stack: RunningStack | undefined;
+  return useStarted(() => startStack(extraEnv));
+}
+
+/** Any stack a test file starts once and stops at its end, with a look into its sms-batch schema. */
+export function useStarted<T extends RunningStack>(start: () => Promise<T>): { readonly stack: T; readonly db: SmsBatchDb } {
+  let starting: Promise<T> | undefined;
+  let stack: T | undefined;
   let db: SmsBatchDb | undefined;
 
   beforeAll(async () => {
-    starting = startStack(extraEnv);
+    starting = start();
     stack = await starting;
     db = new SmsBatchDb(stack);
   });
