@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload, Ctx } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
@@ -72,8 +72,10 @@ export class SubmitBatchHandler {
       }
     }
 
-    const batchId = randomUUID();
-    const umids = data.messages.map(() => randomUUID());
+    // Time-ordered ids: message streams, read-model rows and queue rows are then inserted at the
+    // end of their indexes rather than all over them.
+    const batchId = uuidv7();
+    const umids = data.messages.map(() => uuidv7());
     const now = new Date().toISOString();
     const started = performance.now();
     const decided = decideSubmitBatch({ data, batchId, umids, now }, initialBatchState());
