@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { WakeablePause } from '@seed/platform-event-store';
 import { buildSubmitParts, concatReferenceFor, type SubmitSmPart } from '@seed/sms-batch-domain';
 import type { SmppCarrier, SubmitOutcome } from '../carrier/smpp-carrier';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
@@ -35,7 +36,7 @@ const LEASE_MARGIN_MS = 5000;
 export class MessageSender {
   private running = false;
   private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
+  private readonly pauser = new WakeablePause();
   /** Results handed to the writer and not yet committed; sending does not wait for them. */
   private readonly recording = new Set<Promise<void>>();
   private inFlight = 0;
@@ -65,7 +66,7 @@ export class MessageSender {
 
   async stop(): Promise<void> {
     this.running = false;
-    this.wakeUp?.();
+    this.pauser.wake();
     await this.loop;
     await this.writer.drain();
     await Promise.allSettled([...this.recording]);
@@ -73,7 +74,7 @@ export class MessageSender {
 
   /** New messages were queued: look now instead of at the next poll. */
   wake(): void {
-    this.wakeUp?.();
+    this.pauser.wake();
   }
 
   /**
@@ -93,22 +94,22 @@ export class MessageSender {
         }
         const free = room - this.inFlight;
         if (free < Math.max(1, room / 4)) {
-          await this.pause(this.settings.idleMs);
+          await this.pauser.wait(this.settings.idleMs);
           continue;
         }
         const claimedAt = Date.now();
         const claimed = await this.queue.claim(free, this.settings.leaseMs);
         if (claimed.length === 0) {
-          await this.pause(this.settings.idleMs);
+          await this.pauser.wait(this.settings.idleMs);
           continue;
         }
         for (const message of claimed) if (!this.active.has(message.umid) && !this.unrecorded.has(message.umid)) void this.track(message, claimedAt);
       } catch (error) {
         this.logger.error({ err: error }, 'claiming messages failed; retrying');
-        await this.pause(1000);
+        await this.pauser.wait(1000);
       }
     }
-    while (this.inFlight > 0) await this.pause(this.settings.idleMs);
+    while (this.inFlight > 0) await this.pauser.wait(this.settings.idleMs);
     try {
       if (this.released.length > 0) await this.queue.release(this.released.splice(0), 0, false);
     } catch (error) {
@@ -128,7 +129,7 @@ export class MessageSender {
     } finally {
       this.inFlight--;
       this.active.delete(message.umid);
-      this.wakeUp?.();
+      this.pauser.wake();
     }
   }
 
@@ -200,16 +201,5 @@ export class MessageSender {
     const carrierMessageIds = outcomes.map((o) => (o.ok ? o.messageId : ''));
     this.record({ umid: message.umid, command: { type: 'RecordSubmission', carrierMessageIds, at } });
     return 'recorded';
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = done;
-    });
   }
 }

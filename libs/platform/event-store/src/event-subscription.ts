@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { EventStore } from './event-store';
 import { quoteSchema, type SqlExecutor } from './sql-executor';
 import { EVENT_COLUMNS, type EventRow, type StoredEvent } from './stored-event';
+import { WakeablePause } from './wakeable-pause';
 
 /** Something that follows a service's whole log in order: a projection, the outbox relay, a reactor. */
 export interface EventHandler {
@@ -38,7 +39,7 @@ export interface SubscriptionOptions {
 export class EventSubscription {
   private running = false;
   private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
+  private readonly pauser = new WakeablePause();
   private readonly s: string;
   private readonly batchSize: number;
   private readonly idleMs: number;
@@ -75,7 +76,7 @@ export class EventSubscription {
 
   /** Called after a local commit so that followers do not wait for the next poll. */
   wake(): void {
-    this.wakeUp?.();
+    this.pauser.wake();
   }
 
   /** Processes until the log holds nothing more for this subscription; returns the event count. */
@@ -84,7 +85,7 @@ export class EventSubscription {
     for (;;) {
       const handled = await this.processBatch();
       if (handled === null) {
-        await this.pause(this.idleMs); // another replica holds the lock; wait for it to let go
+        await this.pauser.wait(this.idleMs); // another replica holds the lock; wait for it to let go
         continue;
       }
       total += handled;
@@ -144,21 +145,10 @@ export class EventSubscription {
         handled = await this.processBatch();
       } catch (error) {
         this.logger.error({ err: error, subscription: this.handler.name }, 'subscription batch failed; retrying');
-        await this.pause(this.retryMs);
+        await this.pauser.wait(this.retryMs);
         continue;
       }
-      if (handled === null || handled < this.batchSize) await this.pause(this.idleMs);
+      if (handled === null || handled < this.batchSize) await this.pauser.wait(this.idleMs);
     }
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = done;
-    });
   }
 }

@@ -7,3 +7,4 @@ export * from './projection';
 export * from './sql-executor';
 export * from './stored-event';
 export * from './upcaster';
+export * from './wakeable-pause';

@@ -202,13 +202,7 @@ function queuedEvent(
     type: 'MessageQueued',
     schemaVersion: 1,
     data: {
-      umid,
-      batchId: batch.batchId,
-      clientBatchId: batch.clientBatchId,
-      clientMessageId: item.clientMessageId ?? null,
-      accountId: batch.accountId,
-      subAccountId: batch.subAccountId,
-      index,
+      ...messageIdentity(batch, item, index, umid),
       destination,
       source: message.source,
       text: analysis.text,
@@ -221,6 +215,19 @@ function queuedEvent(
       dlrCallbackUrl: message.dlrCallbackUrl,
       queuedAt: batch.now,
     },
+  };
+}
+
+/** What every message event of a batch says about where the message belongs. */
+function messageIdentity(batch: BatchContext, item: SmsBatchItem, index: number, umid: string) {
+  return {
+    umid,
+    batchId: batch.batchId,
+    clientBatchId: batch.clientBatchId,
+    clientMessageId: item.clientMessageId ?? null,
+    accountId: batch.accountId,
+    subAccountId: batch.subAccountId,
+    index,
   };
 }
 
@@ -241,13 +248,7 @@ function rejectedEvent(
     type: 'MessageRejected',
     schemaVersion: 1,
     data: {
-      umid,
-      batchId: batch.batchId,
-      clientBatchId: batch.clientBatchId,
-      clientMessageId: item.clientMessageId ?? null,
-      accountId: batch.accountId,
-      subAccountId: batch.subAccountId,
-      index,
+      ...messageIdentity(batch, item, index, umid),
       destination: item.destination,
       source: message.source,
       encoding: analysis?.encoding ?? 'GSM7',
