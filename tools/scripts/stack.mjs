@@ -6,13 +6,28 @@
 //   STACK_LOG         unset: every service logs JSON to this process's stdout; else a path prefix:
 //                     each service appends to <prefix><service>.log
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const env = process.env;
 const healthBase = Number(env.HEALTH_PORT_BASE ?? 3110);
+
+// Keyrings the services require (see the README's configuration table). A production deployment
+// sets them (k8s/ reads them from a Secret); locally, any not given is generated once into
+// .local/dev-secrets.json, so that codes, tokens and sealed texts stay valid across restarts.
+export const DEV_SECRETS = ['MESSAGE_SEALING_KEYS', 'VERIFY_CODE_HASH_KEYS', 'AGENT_TOKEN_SIGNING_KEYS', 'WEBHOOK_SECRET_SEALING_KEYS'];
+const missing = DEV_SECRETS.filter((name) => !env[name]);
+if (missing.length > 0) {
+  const file = join(root, '.local/dev-secrets.json');
+  const stored = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  for (const name of missing) stored[name] ??= `dev1:${randomBytes(32).toString('base64')}`;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  for (const name of missing) env[name] = stored[name];
+}
 
 // Without SMPP_URL the platform sends to the SMSC simulator, started first as a service of its own.
 const simulated = !env.SMPP_URL;

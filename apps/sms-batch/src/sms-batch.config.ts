@@ -1,5 +1,6 @@
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { PlatformConfig } from '@seed/platform-config';
+import { IsKeyring } from '@seed/platform-secrets';
 
 export class SmsBatchConfig extends PlatformConfig {
   override HEALTH_PORT = 3110;
@@ -20,6 +21,13 @@ export class SmsBatchConfig extends PlatformConfig {
 
   @IsInt() @Min(100) @Max(600_000)
   SMPP_RECONNECT_MAX_MS = 30_000;
+
+  /**
+   * Keys that open the sealed texts of the platform's own senders (OTP codes, guest links), the
+   * same keyring verification and agent-token seal with. Empty: sealed messages are refused.
+   */
+  @IsKeyring({ optional: true })
+  MESSAGE_SEALING_KEYS = '';
 
   /** Sender id of messages that give no `source`. */
   @IsString() @Matches(/^[A-Za-z0-9 ]{1,11}$|^\+?\d{1,16}$/)

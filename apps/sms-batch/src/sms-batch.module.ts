@@ -6,6 +6,7 @@ import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SmsBatchConfig } from './sms-batch.config';
 import { smsBatchProjections, smsBatchService } from './sms-batch.service';
 import { MessageQueriesHandler } from './queries/message-queries.handler';
+import { SealedTexts } from './sealed-texts';
 import { SendingModule } from './sending/sending.module';
 import { SubmitBatchHandler } from './submit-batch/submit-batch.handler';
 
@@ -22,6 +23,7 @@ export class SmsBatchModule implements OnModuleInit {
       module: SmsBatchModule,
       imports: [PlatformModule.forService(smsBatchService, config, logger), SendingModule.register(config)],
       controllers: [SubmitBatchHandler, MessageQueriesHandler],
+      providers: [{ provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) }],
     };
   }
 

@@ -14,6 +14,8 @@ export interface SenderSettings {
   /** First retry delay after a temporary refusal; doubles per attempt up to retryMaxMs. */
   retryBaseMs: number;
   retryMaxMs: number;
+  /** The text to send for a queue row's text: sealed texts opened, plain ones unchanged. */
+  textOf: (stored: string) => string;
 }
 
 type Outcome = 'recorded' | 'released';
@@ -172,8 +174,17 @@ export class MessageSender {
       return 'recorded';
     }
     if (!this.running) return 'released';
+    let text: string;
+    try {
+      text = this.settings.textOf(message.text);
+    } catch (error) {
+      // A sealed text whose key was removed from the keyring can never be sent.
+      this.logger.error({ umid: message.umid, err: error }, 'sealed text cannot be opened; message ends undelivered');
+      this.record({ umid: message.umid, command: { type: 'RecordSubmissionFailure', errorCode: 'SEALED_TEXT', errorMessage: (error as Error).message, at: now } });
+      return 'recorded';
+    }
     const parts = buildSubmitParts(
-      { destination: message.destination, source: message.source, text: message.text, encoding: message.encoding, concatReference: concatReferenceFor(message.umid) },
+      { destination: message.destination, source: message.source, text, encoding: message.encoding, concatReference: concatReferenceFor(message.umid) },
       this.settings.defaultSource,
     );
     // Parts go out only while this sender still holds the message: not after a stop began, nor so

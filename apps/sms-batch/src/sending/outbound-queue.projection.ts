@@ -33,7 +33,8 @@ export class OutboundQueueProjection implements Projection {
         umid: m.umid,
         destination: m.destination,
         source: m.source,
-        text: m.text,
+        // A sealed text stays sealed in the queue too; the sender opens it just before building PDUs.
+        text: m.sealedText ?? m.text,
         encoding: m.encoding,
         expiry: m.expiry,
         next_attempt_at: m.scheduled ?? m.queuedAt,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { LOGGER } from '@seed/platform-nest';
 import { parseDeliveryReceipt } from '@seed/sms-batch-domain';
 import { SmppCarrier } from '../carrier/smpp-carrier';
+import { SealedTexts } from '../sealed-texts';
 import type { SmsBatchConfig } from '../sms-batch.config';
 import { MessageLifecycleWriter } from './message-lifecycle.writer';
 import { MessageSender } from './message-sender';
@@ -22,6 +23,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
 
   static register(config: SmsBatchConfig): DynamicModule {
     const enabled = config.SMPP_URL !== '';
+    const sealed = new SealedTexts(config.MESSAGE_SEALING_KEYS);
     return {
       module: SendingModule,
       providers: [
@@ -61,6 +63,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
                   defaultSource: config.SMS_DEFAULT_SOURCE,
                   retryBaseMs: config.SEND_RETRY_BASE_MS,
                   retryMaxMs: config.SEND_RETRY_MAX_MS,
+                  textOf: (stored) => sealed.sendable(stored),
                 })
               : null,
         },

@@ -15,7 +15,11 @@ import {
   type SubmitBatchData,
 } from '@seed/sms-batch-contracts';
 import { migrateSmsBatchSchema, mixedBatch } from '../sms-batch.test-helpers';
+import { parseKeyring, sealText } from '@seed/platform-secrets';
+import { SealedTexts } from '../sealed-texts';
 import { SubmitBatchHandler } from './submit-batch.handler';
+
+const SEALING_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 
 const schema = uniqueName('it_submit_batch');
 const store = new EventStore(schema);
@@ -57,6 +61,7 @@ beforeAll(async () => {
     new SubscriptionRegistry(ds, store, logger),
     new ServiceSchema(schema),
     logger,
+    new SealedTexts(SEALING_KEYS),
   );
 });
 
@@ -66,6 +71,35 @@ afterAll(async () => {
 });
 
 describe('SubmitBatchHandler', () => {
+  it('keeps a sealed text out of the log: the event shows the redacted text and carries the sealed one', async () => {
+    const secret = 'Your verification code is 904211';
+    const sealedText = sealText(parseKeyring(SEALING_KEYS), secret);
+    const response = await accepted(
+      commandOf({
+        accountId: 'acme',
+        subAccountId: 'acme_hq',
+        includeMessagesInResponse: true,
+        messages: [{ destination: '+447400123456', text: 'Your verification code is ******', sealedText }],
+      }),
+    );
+    expect(response.acceptedCount).toBe(1);
+    const umid = response.messages![0]!.umid;
+    const [queued] = await store.readStream(ds, messageStreamId(umid));
+    expect(queued?.data).toMatchObject({ text: 'Your verification code is ******', sealedText, smsCount: 1, encoding: 'GSM7' });
+    const rows: { n: number }[] = await ds.query(`SELECT count(*)::int AS n FROM "${schema}".events WHERE data::text LIKE '%904211%'`);
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('refuses a sealed text it cannot open, with 1004, and writes nothing', async () => {
+    const before = await countEvents();
+    const foreign = sealText(parseKeyring(`k9:${Buffer.alloc(32, 9).toString('base64')}`), 'hello');
+    const reply = await submit(
+      commandOf({ accountId: 'acme', subAccountId: 'acme_hq', includeMessagesInResponse: false, messages: [{ destination: '+447400123456', text: '*****', sealedText: foreign }] }),
+    );
+    expect(reply).toMatchObject({ ok: false, failure: { status: 400, code: 1004 } });
+    expect(await countEvents()).toBe(before);
+  });
+
   it('records the batch and one event per message, with the command as cause and the request as correlation', async () => {
     const command = commandOf(mixedBatch('acme_hq', { clientBatchId: 'cb-events' }));
     const response = await accepted(command);

@@ -3,7 +3,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload, Ctx } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import type { CommandReply } from '@seed/contracts';
+import { ApiErrorCode, type CommandReply } from '@seed/contracts';
 import { ConcurrencyError, EventStore, ProcessedMessages, quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
@@ -15,7 +15,9 @@ import {
   type BatchSubmittedV1,
   type SubmitBatchCommand,
 } from '@seed/sms-batch-contracts';
+import { SealedTextRefused, SealedTexts } from '../sealed-texts';
 import { toBatchResponse, type FirstMessageEvent } from './batch-response';
+import { openSealedItems, sealQueuedTexts } from './sealed-items';
 
 const CONSUMER = 'submit-batch';
 const MAX_CONFLICT_RETRIES = 3;
@@ -36,6 +38,7 @@ export class SubmitBatchHandler {
     private readonly subscriptions: SubscriptionRegistry,
     schema: ServiceSchema,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly sealed: SealedTexts,
   ) {
     this.s = quoteSchema(schema.name);
   }
@@ -50,6 +53,9 @@ export class SubmitBatchHandler {
       } catch (error) {
         if (error instanceof BatchRejectedError) {
           return { ok: false, failure: { status: 400, code: error.code, message: error.message } };
+        }
+        if (error instanceof SealedTextRefused) {
+          return { ok: false, failure: { status: 400, code: ApiErrorCode.InvalidText, message: error.message } };
         }
         if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
         throw error;
@@ -78,7 +84,8 @@ export class SubmitBatchHandler {
     const umids = data.messages.map(() => uuidv7());
     const now = new Date().toISOString();
     const started = performance.now();
-    const decided = decideSubmitBatch({ data, batchId, umids, now }, initialBatchState());
+    const opened = openSealedItems(data, (sealed) => this.sealed.open(sealed));
+    const decided = sealQueuedTexts(decideSubmitBatch({ data: opened, batchId, umids, now }, initialBatchState()), data);
     const decideMs = Math.round(performance.now() - started);
 
     if (data.clientBatchId !== undefined) await this.reserveClientBatch(tx, data.subAccountId, data.clientBatchId, batchId);

@@ -60,10 +60,17 @@ export async function planStack(extraEnv: Record<string, string> = {}): Promise<
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'info',
     STACK_LOG: join(logDir, `${name}.`),
+    // Fresh keyrings per stack (tools/scripts/stack.mjs lists the ones the services need).
+    MESSAGE_SEALING_KEYS: testKeyring(),
+    VERIFY_CODE_HASH_KEYS: testKeyring(),
+    AGENT_TOKEN_SIGNING_KEYS: testKeyring(),
+    WEBHOOK_SECRET_SEALING_KEYS: testKeyring(),
     ...extraEnv,
   };
   return { name, ports, adminToken, env, logDir };
 }
+
+export const testKeyring = (): string => `t1:${randomBytes(32).toString('base64')}`;
 
 /** The handle every started stack gives its tests. */
 export function stackHandle(plan: StackPlan, stop: () => Promise<void>): RunningStack {

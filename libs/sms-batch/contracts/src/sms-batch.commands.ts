@@ -20,6 +20,13 @@ export interface SmsBatchItem extends SmsCommonProperties {
   destination: string;
   country?: string;
   clientMessageId?: string;
+  /**
+   * For the platform's own senders (verification, agent-token), never set by the gateway: the real
+   * text, sealed with the shared MESSAGE_SEALING_KEYS (`@seed/platform-secrets`). sms-batch opens
+   * it to count parts and to send; `text` then holds a redacted form (the code or token masked),
+   * which is all that events, read models and logs ever show.
+   */
+  sealedText?: string;
 }
 
 export interface SubmitBatchData {

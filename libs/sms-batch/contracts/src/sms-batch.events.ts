@@ -47,7 +47,10 @@ export interface MessageQueuedV1 extends MessageIdentity {
   /** E.164 digits without `+`. */
   destination: string;
   source: string | null;
+  /** The text as sent; for a sealed message, its redacted form (secrets masked). */
   text: string;
+  /** Present only for messages of the platform's own senders: the real text, sealed (see SmsBatchItem). */
+  sealedText?: string;
   encoding: 'GSM7' | 'UCS2';
   /** Number of SMS parts the text needs. */
   smsCount: number;
