@@ -1,6 +1,6 @@
 // Compiles apps/, libs/ and tools/ to dist/ with swc (type checking is `npm run typecheck`'s job).
 // Path aliases of tsconfig.base.json become relative requires, so `node dist/...` needs no loader.
-import { readFileSync, readdirSync, statSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, mkdirSync, writeFileSync, renameSync, rmSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformFileSync } from '@swc/core';
@@ -17,7 +17,15 @@ function* sources(dir) {
   }
 }
 
-rmSync(out, { recursive: true, force: true });
+// Files are replaced one by one (write, then rename), never by emptying dist/ first: a stack that
+// is starting from dist/ meanwhile (another test run, `npm start`) then never finds a file missing
+// or half written. Outputs whose source is gone are removed at the end.
+const written = new Set();
+const replace = (path, content) => {
+  writeFileSync(`${path}.tmp${process.pid}`, content);
+  renameSync(`${path}.tmp${process.pid}`, path);
+  written.add(path);
+};
 let count = 0;
 for (const top of ['apps', 'libs', 'tools']) {
   for (const file of sources(join(root, top))) {
@@ -36,9 +44,17 @@ for (const top of ['apps', 'libs', 'tools']) {
     });
     const target = join(out, relative(root, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, `${code}\n//# sourceMappingURL=${target.split('/').pop()}.map\n`);
-    if (map) writeFileSync(`${target}.map`, map);
+    replace(target, `${code}\n//# sourceMappingURL=${target.split('/').pop()}.map\n`);
+    if (map) replace(`${target}.map`, map);
     count++;
   }
 }
+function* outputs(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* outputs(path);
+    else yield path;
+  }
+}
+if (existsSync(out)) for (const file of outputs(out)) if (!written.has(file) && !/\.tmp\d+$/.test(file)) rmSync(file);
 console.log(`[build] ${count} files compiled to dist/`);
