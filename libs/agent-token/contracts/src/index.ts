@@ -1,1 +1,2 @@
-export {};
+export * from './agent-token.commands';
+export * from './agent-token.events';

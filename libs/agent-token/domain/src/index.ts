@@ -1,1 +1,2 @@
-export {};
+export * from './call-reference';
+export * from './room.decider';
