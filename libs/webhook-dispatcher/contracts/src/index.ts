@@ -1,1 +1,2 @@
-export {};
+export * from './webhook-body';
+export * from './webhook-dispatcher.commands';

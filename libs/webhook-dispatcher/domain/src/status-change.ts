@@ -1,0 +1,85 @@
+import type { DeliveryStatusWebhook, WebhookState } from '@seed/webhook-dispatcher-contracts';
+import type {
+  MessageRef,
+  MessageRejectedV1,
+  MessageUndeliveredV1,
+} from '@seed/sms-batch-contracts';
+
+/** An sms-batch event as the dispatcher reads it from the topic. */
+export interface SourceEvent {
+  eventId: string;
+  type: string;
+  streamId: string;
+  streamPosition: number;
+  occurredAt: string;
+  data: unknown;
+}
+
+/** One status change of a message, ready to be delivered. */
+export interface StatusChange {
+  umid: string;
+  accountId: string;
+  /** The message's stream position: the order in which a message's changes must reach an endpoint. */
+  sequence: number;
+  /** The message's own callback URL, or null (then the account's default applies). */
+  dlrCallbackUrl: string | null;
+  body: DeliveryStatusWebhook;
+}
+
+export const WEBHOOK_DESCRIPTION = 'Outbound message status changed';
+
+/**
+ * The status change an sms-batch event stands for, or null for events that change no status a
+ * webhook reports: `BatchSubmitted`, `ReceiptRecorded`, and `MessageQueued` (the batch response
+ * already told the client its messages were queued; webhooks start with what happens after).
+ */
+export function statusChangeOf(event: SourceEvent): StatusChange | null {
+  switch (event.type) {
+    case 'MessageRejected': {
+      const d = event.data as MessageRejectedV1;
+      return change(event, d, 'rejected', d.description, null, null);
+    }
+    case 'MessageSent':
+      return change(event, event.data as MessageRef, 'sent', 'SMS is handed to the carrier', null, null);
+    case 'MessageDelivered':
+      return change(event, event.data as MessageRef, 'delivered', 'SMS is delivered to the handset', null, null);
+    case 'MessageUndelivered': {
+      const d = event.data as MessageUndeliveredV1;
+      return change(event, d, 'undelivered', d.detail, d.errorCode, d.errorMessage);
+    }
+    default:
+      return null;
+  }
+}
+
+function change(
+  event: SourceEvent,
+  ref: MessageRef,
+  state: WebhookState,
+  detail: string,
+  errorCode: string | null,
+  errorMessage: string | null,
+): StatusChange {
+  return {
+    umid: ref.umid,
+    accountId: ref.accountId,
+    sequence: event.streamPosition,
+    dlrCallbackUrl: ref.dlrCallbackUrl ?? null,
+    body: {
+      namespace: 'SMS',
+      eventType: 'outbound_message_status_changed',
+      description: WEBHOOK_DESCRIPTION,
+      payload: {
+        umid: ref.umid,
+        batchId: ref.batchId,
+        clientMessageId: ref.clientMessageId ?? null,
+        clientBatchId: ref.clientBatchId ?? null,
+        subAccountId: ref.subAccountId,
+        source: ref.source ?? null,
+        destination: ref.destination,
+        smsCount: ref.smsCount,
+        status: { state, detail, timestamp: event.occurredAt, errorCode, errorMessage },
+      },
+    },
+  };
+}
