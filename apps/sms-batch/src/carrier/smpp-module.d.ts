@@ -12,6 +12,8 @@ declare module 'smpp' {
   }
 
   export interface Session extends EventEmitter {
+    /** The TCP socket; absent before the connection is made. */
+    socket: import('node:net').Socket | undefined;
     bind_transceiver(options: Record<string, unknown>, callback: (pdu: Pdu) => void): void;
     submit_sm(options: Record<string, unknown>, callback: (pdu: Pdu) => void): void;
     enquire_link(options?: Record<string, unknown>, callback?: (pdu: Pdu) => void): void;
