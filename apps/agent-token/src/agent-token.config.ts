@@ -1,5 +1,69 @@
+import { IsInt, IsString, Max, MaxLength, Min, Validate, type ValidatorConstraintInterface } from 'class-validator';
 import { PlatformConfig } from '@seed/platform-config';
+import { IsKeyring } from '@seed/platform-secrets';
+
+/** Guest links are https, except on this machine (a local `npm start`, the tests). */
+class GuestBaseUrl implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'string') return false;
+    if (value === '') return true;
+    try {
+      const url = new URL(value);
+      const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+      return (url.protocol === 'https:' || (local && url.protocol === 'http:')) && !url.search && !url.hash && !url.username;
+    } catch {
+      return false;
+    }
+  }
+  defaultMessage(): string {
+    return 'AGENT_GUEST_BASE_URL must be an absolute https URL without query (http only for localhost / 127.0.0.1)';
+  }
+}
 
 export class AgentTokenConfig extends PlatformConfig {
   override HEALTH_PORT = 3130;
+
+  /** Signs auth_tokens and guest tokens (HS256, `kid` header); the first key signs, all verify. */
+  @IsKeyring()
+  AGENT_TOKEN_SIGNING_KEYS = '';
+
+  /** Seals the guest-link SMS for sms-batch and the tokens crossing Kafka (shared with the gateway). */
+  @IsKeyring()
+  MESSAGE_SEALING_KEYS = '';
+
+  /** Lifetime of an auth_token. */
+  @IsInt() @Min(60) @Max(30 * 24 * 3600)
+  AGENT_TOKEN_TTL_SECONDS = 3600;
+
+  /** How long a room waits for its agent before it expires. */
+  @IsInt() @Min(1) @Max(7 * 24 * 3600)
+  ROOM_VALIDITY_SECONDS = 900;
+
+  /** Where guest links point: `${AGENT_GUEST_BASE_URL}/<guest token>`. Empty: the local agent listener. */
+  @Validate(GuestBaseUrl)
+  AGENT_GUEST_BASE_URL = '';
+
+  /** The agent listener's port, for the default guest base URL of a local run. */
+  @IsInt() @Min(0) @Max(65535)
+  AGENT_API_PORT = 3001;
+
+  /** Text of the guest-link SMS; `{link}` is replaced by the link. */
+  @IsString() @MaxLength(600)
+  @Validate(class implements ValidatorConstraintInterface {
+    validate = (value: unknown) => typeof value === 'string' && value.includes('{link}');
+    defaultMessage = () => 'AGENT_GUEST_SMS_TEXT must contain {link}';
+  })
+  AGENT_GUEST_SMS_TEXT = 'Join your video call: {link}';
+
+  /** Sender id of the guest-link SMS; empty: sms-batch's SMS_DEFAULT_SOURCE. */
+  @IsString() @MaxLength(16)
+  AGENT_GUEST_SMS_SOURCE = '';
+
+  /** How often waiting rooms past their expiry are looked for, to record RoomExpired. */
+  @IsInt() @Min(100) @Max(600_000)
+  ROOM_EXPIRY_SWEEP_MS = 5000;
+
+  get guestBaseUrl(): string {
+    return (this.AGENT_GUEST_BASE_URL || `http://127.0.0.1:${this.AGENT_API_PORT}/guest`).replace(/\/+$/, '');
+  }
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { AGENT_TOKEN_COMMAND_TOPIC } from '@seed/agent-token-contracts';
 import { loadConfig } from '@seed/platform-config';
 import { createLogger } from '@seed/platform-logging';
 import { bootstrapService } from '@seed/platform-nest';
@@ -8,7 +9,12 @@ import { AgentTokenModule } from './agent-token.module';
 async function main(): Promise<void> {
   const config = loadConfig(AgentTokenConfig);
   const logger = createLogger('agent-token', config.LOG_LEVEL);
-  await bootstrapService({ module: AgentTokenModule.register(config, logger), logger, healthPort: config.HEALTH_PORT });
+  await bootstrapService({
+    module: AgentTokenModule.register(config, logger),
+    logger,
+    healthPort: config.HEALTH_PORT,
+    commands: { topic: AGENT_TOKEN_COMMAND_TOPIC, groupId: 'agent-token' },
+  });
 }
 
 main().catch((error: unknown) => {
