@@ -1,1 +1,3 @@
-export {};
+export * from './verification.commands';
+export * from './verification.events';
+export * from './verification.limits';

@@ -1,1 +1,2 @@
-export {};
+export * from './verification.decider';
+export * from './verification-text';

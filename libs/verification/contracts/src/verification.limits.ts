@@ -1,0 +1,18 @@
+/**
+ * Ranges and defaults of the generation options (product-decisions.md): the gateway refuses values
+ * outside them, the decider applies the defaults.
+ */
+export const VerificationLimits = {
+  brandMaxLength: 30,
+  templateMaxLength: 500,
+  codeLength: { min: 4, max: 10, default: 6 },
+  codeValidity: { min: 30, max: 7200, default: 300 },
+  resendingInterval: { min: 10, max: 7200, default: 30 },
+  /** The 5th wrong code fails the verification. */
+  maxWrongAttempts: 5,
+} as const;
+
+export const CODE_PLACEHOLDER = '{code}';
+export const BRAND_PLACEHOLDER = '{brand}';
+export const DEFAULT_TEMPLATE = 'Your verification code is {code}';
+export const DEFAULT_BRANDED_TEMPLATE = '{brand}: Your verification code is {code}';
