@@ -1,21 +1,107 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { eventTopic } from '@seed/platform-kafka';
-import { PlatformModule, type ServiceDefinition } from '@seed/platform-nest';
+import { commandTopic, deadLetterTopic, eventTopic, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
+import { LOGGER, PlatformModule, type ServiceDefinition } from '@seed/platform-nest';
+import { parseKeyring } from '@seed/platform-secrets';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
+import { WEBHOOK_DISPATCHER_COMMAND_TOPIC } from '@seed/webhook-dispatcher-contracts';
+import { parseAllowedHosts, signingSecretsAt } from '@seed/webhook-dispatcher-domain';
+import { AccountWebhooksStore, SecretSealer } from './accounts/account-webhooks.store';
+import { WebhookCommandsHandler } from './admin/webhook-commands.handler';
+import { DeliveryIntake } from './intake/delivery-intake';
+import { INTAKE_DEAD_LETTERS, StatusEventConsumer } from './intake/status-event.consumer';
+import { DeliveryStore } from './sending/delivery-store';
+import { WebhookHttpClient } from './sending/webhook-http-client';
+import { WebhookSender } from './sending/webhook-sender';
 import type { WebhookDispatcherConfig } from './webhook-dispatcher.config';
+import { webhookMigrations } from './webhook.migrations';
+import { WEBHOOK_OPTIONS } from './webhook-options';
 
 export const webhookDispatcherService: ServiceDefinition = {
   name: 'webhook-dispatcher',
   schema: 'webhook_dispatcher',
-  migrations: [],
-  topics: [eventTopic(SMS_BATCH_EVENT_TOPIC), eventTopic('webhook-dispatcher.events.v1')],
+  migrations: webhookMigrations,
+  topics: [
+    eventTopic(SMS_BATCH_EVENT_TOPIC),
+    eventTopic('webhook-dispatcher.events.v1'),
+    commandTopic(WEBHOOK_DISPATCHER_COMMAND_TOPIC),
+    deadLetterTopic(WEBHOOK_DISPATCHER_COMMAND_TOPIC),
+    INTAKE_DEAD_LETTERS,
+  ],
 };
 
-/** Delivers delivery-status webhooks from sms-batch's events: the delivery arrives with a later issue; today it boots, migrates its schema, creates its topics and reports health. */
+/**
+ * Delivers delivery-status webhooks: follows sms-batch's events (intake), sends due deliveries
+ * (sender) and serves the admin API's webhook commands.
+ */
 @Module({})
-export class WebhookDispatcherModule {
+export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly sender: WebhookSender,
+    private readonly consumer: StatusEventConsumer,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
   static register(config: WebhookDispatcherConfig, logger: Logger): DynamicModule {
-    return { module: WebhookDispatcherModule, imports: [PlatformModule.forService(webhookDispatcherService, config, logger)] };
+    const sealer = new SecretSealer(parseKeyring(config.WEBHOOK_SECRET_SEALING_KEYS));
+    return {
+      module: WebhookDispatcherModule,
+      imports: [PlatformModule.forService(webhookDispatcherService, config, logger)],
+      controllers: [WebhookCommandsHandler],
+      providers: [
+        { provide: SecretSealer, useValue: sealer },
+        { provide: WEBHOOK_OPTIONS, useValue: { secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS } },
+        AccountWebhooksStore,
+        DeliveryStore,
+        DeliveryIntake,
+        {
+          provide: WebhookSender,
+          inject: [DeliveryStore, AccountWebhooksStore, DataSource],
+          useFactory: (store: DeliveryStore, accounts: AccountWebhooksStore, dataSource: DataSource) =>
+            new WebhookSender(
+              store,
+              new WebhookHttpClient({
+                timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+                allowedHosts: parseAllowedHosts(config.WEBHOOK_ALLOWED_HOSTS),
+                socketsPerEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+              }),
+              async (accountIds) => {
+                const loaded = await accounts.load(dataSource.manager, accountIds, false);
+                const now = Date.now();
+                return new Map([...loaded].map(([id, a]) => [id, signingSecretsAt(a.state, now).map((s) => sealer.open(s))]));
+              },
+              logger,
+              {
+                maxHeld: config.WEBHOOK_MAX_IN_FLIGHT,
+                endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+                leaseMs: config.WEBHOOK_LEASE_MS,
+                timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+                idleMs: config.WEBHOOK_IDLE_MS,
+                retry: { baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, maxAgeMs: config.WEBHOOK_RETRY_MAX_AGE_MS },
+                breaker: { failureThreshold: config.WEBHOOK_BREAKER_FAILURES, cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS },
+              },
+            ),
+        },
+        {
+          provide: StatusEventConsumer,
+          inject: [KafkaConnection, MessageProducer, DataSource, DeliveryIntake, WebhookSender],
+          useFactory: (connection: KafkaConnection, producer: MessageProducer, dataSource: DataSource, intake: DeliveryIntake, sender: WebhookSender) =>
+            new StatusEventConsumer(connection, producer, dataSource, intake, logger, () => sender.wake()),
+        },
+      ],
+    };
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.sender.start();
+    await this.consumer.start();
+    this.logger.info('webhook intake and sender started');
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.consumer.stop();
+    await this.sender.stop();
+    this.logger.info('webhook intake and sender stopped');
   }
 }

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { EventStore, quoteSchema, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
+import { ServiceSchema } from '@seed/platform-nest';
+import { openSealedText, sealText, type Keyring } from '@seed/platform-secrets';
+import {
+  accountStreamId,
+  evolveAccountWebhook,
+  initialAccountWebhookState,
+  type AccountWebhookEvent,
+  type AccountWebhookState,
+} from '@seed/webhook-dispatcher-domain';
+
+export const SIGNING_KEYRING = Symbol('SIGNING_KEYRING');
+
+export interface LoadedAccount {
+  state: AccountWebhookState;
+  version: number;
+}
+
+/** A new signing secret: 256 random bits, shown to the customer once. */
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
+
+/**
+ * The accounts' webhook settings: events on `webhook-account-<accountId>` and their fold in
+ * `account_webhooks`, written together. Secrets are sealed before they reach either.
+ */
+@Injectable()
+export class AccountWebhooksStore {
+  private readonly s: string;
+
+  constructor(
+    private readonly store: EventStore,
+    schema: ServiceSchema,
+  ) {
+    this.s = quoteSchema(schema.name);
+  }
+
+  /** The accounts' settings, locked for this transaction (absent accounts: initial state, version 0). */
+  async load(db: SqlExecutor, accountIds: readonly string[], lock = true): Promise<Map<string, LoadedAccount>> {
+    const rows: Row[] = await db.query(
+      `SELECT account_id, dlr_callback_url, sealed_secret, previous_sealed_secret, previous_valid_until, version
+         FROM ${this.s}.account_webhooks WHERE account_id = ANY($1::text[]) ORDER BY account_id ${lock ? 'FOR UPDATE' : ''}`,
+      [accountIds],
+    );
+    const found = new Map(rows.map((r) => [r.account_id, toLoaded(r)]));
+    return new Map(accountIds.map((id) => [id, found.get(id) ?? { state: initialAccountWebhookState(), version: 0 }]));
+  }
+
+  /** Appends the account's events (expected version guarded) and writes their fold. */
+  async apply(db: SqlExecutor, accountId: string, loaded: LoadedAccount, events: AccountWebhookEvent[], meta: AppendMetadata): Promise<AccountWebhookState> {
+    if (events.length === 0) return loaded.state;
+    await this.store.append(db, [{ streamId: accountStreamId(accountId), expectedVersion: loaded.version, events }], meta);
+    const state = events.reduce(evolveAccountWebhook, loaded.state);
+    await db.query(
+      `INSERT INTO ${this.s}.account_webhooks (account_id, dlr_callback_url, sealed_secret, previous_sealed_secret, previous_valid_until, version)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (account_id) DO UPDATE SET dlr_callback_url = EXCLUDED.dlr_callback_url, sealed_secret = EXCLUDED.sealed_secret,
+         previous_sealed_secret = EXCLUDED.previous_sealed_secret, previous_valid_until = EXCLUDED.previous_valid_until, version = EXCLUDED.version`,
+      [accountId, state.dlrCallbackUrl, state.sealedSecret, state.previousSealedSecret, state.previousValidUntil, loaded.version + events.length],
+    );
+    return state;
+  }
+}
+
+/** Seals new secrets and opens stored ones (cached: the same sealed text always opens to the same secret). */
+export class SecretSealer {
+  private readonly opened = new Map<string, string>();
+
+  constructor(private readonly keyring: Keyring) {}
+
+  seal(secret: string): string {
+    return sealText(this.keyring, secret);
+  }
+
+  open(sealed: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      secret = openSealedText(this.keyring, sealed);
+      if (this.opened.size > 10_000) this.opened.clear();
+      this.opened.set(sealed, secret);
+    }
+    return secret;
+  }
+}
+
+interface Row {
+  account_id: string;
+  dlr_callback_url: string | null;
+  sealed_secret: string | null;
+  previous_sealed_secret: string | null;
+  previous_valid_until: Date | null;
+  version: number;
+}
+
+function toLoaded(r: Row): LoadedAccount {
+  return {
+    version: r.version,
+    state: {
+      dlrCallbackUrl: r.dlr_callback_url,
+      sealedSecret: r.sealed_secret,
+      previousSealedSecret: r.previous_sealed_secret,
+      previousValidUntil: r.previous_valid_until ? new Date(r.previous_valid_until).toISOString() : null,
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import { DataSource } from 'typeorm';
+import { ApiErrorCode, type CommandMessage, type CommandReply } from '@seed/contracts';
+import { ConcurrencyError, ProcessedMessages, type SqlExecutor } from '@seed/platform-event-store';
+import type { CommandContext } from '@seed/platform-kafka';
+import type {
+  AccountData,
+  AccountWebhookResult,
+  DeadLettersResult,
+  RedriveDeadLetterData,
+  RedriveResult,
+  RotateSecretData,
+  RotateSecretResult,
+  SetAccountWebhookData,
+} from '@seed/webhook-dispatcher-contracts';
+import { callbackUrlProblem, decideAccountWebhook, type AccountWebhookState } from '@seed/webhook-dispatcher-domain';
+import { AccountWebhooksStore, newSigningSecret, SecretSealer } from '../accounts/account-webhooks.store';
+import { DeliveryStore } from '../sending/delivery-store';
+import { WEBHOOK_OPTIONS, type WebhookOptions } from '../webhook-options';
+import { WebhookSender } from '../sending/webhook-sender';
+
+const CONSUMER = 'webhook-commands';
+const MAX_CONFLICT_RETRIES = 3;
+
+const badRequest = (message: string) => ({ ok: false as const, failure: { status: 400, code: ApiErrorCode.InvalidParameter, message } });
+const notFound = (message: string) => ({ ok: false as const, failure: { status: 404, code: ApiErrorCode.NotFound, message } });
+
+/**
+ * The admin API's webhook operations. Set and rotate answer the secret in clear once; their
+ * processed-command record keeps the answer sealed, so a redelivered command answers the same
+ * secret without ever storing it readable.
+ */
+@Controller()
+export class WebhookCommandsHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly accounts: AccountWebhooksStore,
+    private readonly deliveries: DeliveryStore,
+    private readonly processed: ProcessedMessages,
+    private readonly sealer: SecretSealer,
+    private readonly sender: WebhookSender,
+    @Inject(WEBHOOK_OPTIONS) private readonly options: WebhookOptions,
+  ) {}
+
+  @MessagePattern('SetAccountWebhook')
+  async setWebhook(@Payload() command: CommandMessage<SetAccountWebhookData>, @Ctx() context: CommandContext): Promise<CommandReply<AccountWebhookResult>> {
+    const problem = typeof command.data.dlrCallbackUrl === 'string' ? callbackUrlProblem(command.data.dlrCallbackUrl) : 'dlrCallbackUrl must be a string';
+    if (problem) return badRequest(problem);
+    return this.secretCommand(command, context, (state, at) =>
+      decideAccountWebhook(
+        { type: 'SetWebhook', accountId: command.data.accountId, dlrCallbackUrl: command.data.dlrCallbackUrl, newSealedSecret: this.sealer.seal(newSigningSecret()), at },
+        state,
+      ),
+    );
+  }
+
+  @MessagePattern('RotateWebhookSecret')
+  async rotate(@Payload() command: CommandMessage<RotateSecretData>, @Ctx() context: CommandContext): Promise<CommandReply<RotateSecretResult>> {
+    return this.secretCommand(command, context, (state, at) =>
+      decideAccountWebhook(
+        { type: 'RotateSecret', accountId: command.data.accountId, newSealedSecret: this.sealer.seal(newSigningSecret()), overlapMs: this.options.secretOverlapMs, at },
+        state,
+      ),
+    ) as Promise<CommandReply<RotateSecretResult>>;
+  }
+
+  @MessagePattern('ListDeadLetters')
+  async list(@Payload() command: CommandMessage<AccountData>): Promise<CommandReply<DeadLettersResult>> {
+    return { ok: true, result: { deadLetters: await this.deliveries.deadLetters(command.data.accountId) } };
+  }
+
+  @MessagePattern('RedriveDeadLetter')
+  async redriveOne(@Payload() command: CommandMessage<RedriveDeadLetterData>): Promise<CommandReply<RedriveResult>> {
+    const at = new Date().toISOString();
+    const { accountId, deliveryId } = command.data;
+    if (!/^[0-9a-f-]{36}$/i.test(deliveryId)) return notFound(`no dead letter ${deliveryId} in account ${accountId}`);
+    const done = await this.deliveries.decide([{ type: 'Redrive', deliveryId: deliveryId.toLowerCase(), at }], at, { accountId });
+    if (done.length === 0) return notFound(`no dead letter ${deliveryId} in account ${accountId}`);
+    this.sender.wake();
+    return { ok: true, result: { redriven: 1 } };
+  }
+
+  @MessagePattern('RedriveAllDeadLetters')
+  async redriveAll(@Payload() command: CommandMessage<AccountData>): Promise<CommandReply<RedriveResult>> {
+    const at = new Date().toISOString();
+    const ids = await this.deliveries.deadLetterIds(command.data.accountId);
+    let redriven = 0;
+    for (let i = 0; i < ids.length; i += 1000) {
+      const chunk = ids.slice(i, i + 1000).map((deliveryId) => ({ type: 'Redrive' as const, deliveryId, at }));
+      redriven += (await this.deliveries.decide(chunk, at, { accountId: command.data.accountId })).length;
+    }
+    if (redriven > 0) this.sender.wake();
+    return { ok: true, result: { redriven } };
+  }
+
+  private async secretCommand(
+    command: CommandMessage<{ accountId: string }>,
+    context: CommandContext,
+    decide: (state: AccountWebhookState, at: string) => ReturnType<typeof decideAccountWebhook>,
+  ): Promise<CommandReply<AccountWebhookResult>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.dataSource.transaction((tx) => this.applySecretCommand(tx, command, context, decide));
+        return { ok: true, result };
+      } catch (error) {
+        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async applySecretCommand(
+    tx: SqlExecutor,
+    command: CommandMessage<{ accountId: string }>,
+    context: CommandContext,
+    decide: (state: AccountWebhookState, at: string) => ReturnType<typeof decideAccountWebhook>,
+  ): Promise<AccountWebhookResult> {
+    const done = await this.processed.find<{ sealed: string }>(tx, CONSUMER, command.commandId);
+    if (done) return JSON.parse(this.sealer.open(done.result.sealed)) as AccountWebhookResult;
+    const { accountId } = command.data;
+    const at = new Date().toISOString();
+    const loaded = (await this.accounts.load(tx, [accountId])).get(accountId) ?? { state: decideInitial(), version: 0 };
+    const events = decide(loaded.state, at);
+    const state = await this.accounts.apply(tx, accountId, loaded, events, { correlationId: context.correlationId, causationId: context.causationId, occurredAt: at });
+    const result: AccountWebhookResult & { previousSecretValidUntil: string | null } = {
+      accountId,
+      dlrCallbackUrl: state.dlrCallbackUrl,
+      signingSecret: this.sealer.open(state.sealedSecret as string),
+      previousSecretValidUntil: state.previousValidUntil,
+    };
+    await this.processed.record(tx, CONSUMER, command.commandId, { sealed: this.sealer.seal(JSON.stringify(result)) });
+    return result;
+  }
+}
+
+function decideInitial(): AccountWebhookState {
+  return { dlrCallbackUrl: null, sealedSecret: null, previousSealedSecret: null, previousValidUntil: null };
+}

@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { v7 as uuidv7 } from 'uuid';
+import type { Logger } from 'pino';
+import { quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
+import { LOGGER, ServiceSchema } from '@seed/platform-nest';
+import {
+  callbackUrlProblem,
+  decideAccountWebhook,
+  statusChangeOf,
+  type DeliveryScheduledV1,
+  type SourceEvent,
+  type StatusChange,
+} from '@seed/webhook-dispatcher-domain';
+import { AccountWebhooksStore, newSigningSecret, SecretSealer } from '../accounts/account-webhooks.store';
+import { DeliveryStore } from '../sending/delivery-store';
+
+const CONSUMER = 'sms-batch-events';
+
+/**
+ * Turns sms-batch events into deliveries, inside the caller's transaction: each status change
+ * with a target (the message's dlrCallbackUrl, else the account's default URL) becomes a scheduled
+ * delivery. The events handled are recorded in `processed_messages` in the same transaction, so a
+ * redelivered event schedules nothing twice. An account that gets its first delivery and has no
+ * signing secret yet is given one (the customer reads it by setting the URL or rotating).
+ */
+@Injectable()
+export class DeliveryIntake {
+  private readonly s: string;
+
+  constructor(
+    private readonly deliveries: DeliveryStore,
+    private readonly accounts: AccountWebhooksStore,
+    private readonly sealer: SecretSealer,
+    schema: ServiceSchema,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.s = quoteSchema(schema.name);
+  }
+
+  /** Returns the number of deliveries scheduled. */
+  async accept(db: SqlExecutor, events: readonly SourceEvent[], now: Date = new Date()): Promise<number> {
+    const changes = events.map((e) => ({ event: e, change: statusChangeOf(e) })).filter((c): c is { event: SourceEvent; change: StatusChange } => c.change !== null);
+    if (changes.length === 0) return 0;
+    const fresh = await this.recordProcessed(db, changes.map((c) => c.event.eventId));
+    const todo = changes.filter((c) => fresh.has(c.event.eventId));
+    if (todo.length === 0) return 0;
+
+    const accountIds = [...new Set(todo.map((c) => c.change.accountId))].sort();
+    const accounts = await this.accounts.load(db, accountIds);
+    const at = now.toISOString();
+    const scheduled: DeliveryScheduledV1[] = [];
+    const needSecret = new Set<string>();
+    for (const { event, change } of todo) {
+      const url = change.dlrCallbackUrl ?? accounts.get(change.accountId)?.state.dlrCallbackUrl ?? null;
+      if (url === null) continue;
+      if (callbackUrlProblem(url)) {
+        // sms-batch accepts only http(s) URLs; anything else is logged (without the URL's query) and not sent.
+        this.logger.warn({ umid: change.umid, eventId: event.eventId }, 'status change with an unusable callback URL: not delivered');
+        continue;
+      }
+      needSecret.add(change.accountId);
+      scheduled.push({
+        deliveryId: uuidv7(),
+        accountId: change.accountId,
+        umid: change.umid,
+        sequence: change.sequence,
+        url,
+        body: JSON.stringify(change.body),
+        sourceEventId: event.eventId,
+        scheduledAt: at,
+      });
+    }
+    for (const accountId of needSecret) {
+      const loaded = accounts.get(accountId);
+      if (!loaded || loaded.state.sealedSecret !== null) continue;
+      const events = decideAccountWebhook({ type: 'EnsureSecret', accountId, newSealedSecret: this.sealer.seal(newSigningSecret()), at }, loaded.state);
+      await this.accounts.apply(db, accountId, loaded, events, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });
+    }
+    await this.deliveries.schedule(db, scheduled, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });
+    return scheduled.length;
+  }
+
+  private async recordProcessed(db: SqlExecutor, eventIds: string[]): Promise<Set<string>> {
+    const rows: { message_id: string }[] = await db.query(
+      `INSERT INTO ${this.s}.processed_messages (consumer, message_id, result)
+       SELECT $1, id, NULL FROM unnest($2::text[]) AS id
+       ON CONFLICT (consumer, message_id) DO NOTHING RETURNING message_id`,
+      [CONSUMER, [...new Set(eventIds)]],
+    );
+    return new Set(rows.map((r) => r.message_id));
+  }
+}

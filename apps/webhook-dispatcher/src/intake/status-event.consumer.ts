@@ -1,0 +1,113 @@
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import { MessageHeader } from '@seed/contracts';
+import { deadLetterTopic, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
+import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
+import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
+import type { DeliveryIntake } from './delivery-intake';
+
+export const INTAKE_GROUP = 'webhook-dispatcher.sms-batch-events';
+/** Records of sms-batch's topic that are not events (never expected): kept here for an operator. */
+export const INTAKE_DEAD_LETTERS = deadLetterTopic(`${SMS_BATCH_EVENT_TOPIC}.webhook-dispatcher`);
+const CHUNK = 2000;
+
+type RunConfig = NonNullable<Parameters<ReturnType<KafkaConnection['kafka']['consumer']>['run']>[0]>;
+type BatchPayload = Parameters<NonNullable<RunConfig['eachBatch']>>[0];
+
+/**
+ * Follows sms-batch's public topic in batches: each chunk of records is handled in ONE transaction
+ * (deliveries scheduled, events recorded as processed), and its offsets are committed only after
+ * that transaction committed. A failure is retried with backoff for as long as it lasts (the
+ * partition waits; nothing is skipped); on shutdown the uncommitted records are left to the next
+ * owner of the partition. A record that is not an event is dead-lettered, never dropped.
+ */
+export class StatusEventConsumer {
+  private consumer: ReturnType<KafkaConnection['kafka']['consumer']> | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly connection: KafkaConnection,
+    private readonly producer: MessageProducer,
+    private readonly dataSource: DataSource,
+    private readonly intake: DeliveryIntake,
+    private readonly logger: Logger,
+    private readonly onScheduled: () => void,
+  ) {}
+
+  async start(): Promise<void> {
+    const consumer = this.connection.kafka.consumer({
+      groupId: this.connection.group(INTAKE_GROUP),
+      sessionTimeout: 30_000,
+      heartbeatInterval: 1000,
+      maxWaitTimeInMs: 50,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    await consumer.connect();
+    // From the beginning for a new group: status changes published before the first start are not lost.
+    await consumer.subscribe({ topic: this.connection.topic(SMS_BATCH_EVENT_TOPIC), fromBeginning: true });
+    await consumer.run({ eachBatchAutoResolve: false, partitionsConsumedConcurrently: 3, eachBatch: (payload) => this.handleBatch(payload) });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.consumer?.disconnect();
+  }
+
+  private async handleBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: BatchPayload): Promise<void> {
+    for (let i = 0; i < batch.messages.length; i += CHUNK) {
+      if (!isRunning() || isStale()) return;
+      const chunk = batch.messages.slice(i, i + CHUNK);
+      const events: SourceEvent[] = [];
+      for (const message of chunk) {
+        const event = parseEvent(message.value);
+        if (event) events.push(event);
+        else await this.deadLetter(batch.topic, message);
+      }
+      const scheduled = await this.withRetries(() => this.dataSource.transaction((tx) => this.intake.accept(tx, events)), heartbeat);
+      const last = chunk[chunk.length - 1];
+      if (last) resolveOffset(last.offset);
+      await commitOffsetsIfNecessary();
+      await heartbeat();
+      if (scheduled > 0) this.onScheduled();
+    }
+  }
+
+  private async withRetries<T>(work: () => Promise<T>, heartbeat: () => Promise<void>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (this.stopping) throw error; // not committed: handled again by the next owner
+        const delay = Math.min(100 * 2 ** (attempt - 1), 5000);
+        this.logger.warn({ err: error, attempt, delay }, 'status events not handled; retrying');
+        await new Promise((r) => setTimeout(r, delay));
+        await heartbeat().catch(() => undefined);
+      }
+    }
+  }
+
+  private async deadLetter(topic: string, message: BatchPayload['batch']['messages'][number]): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = v.toString();
+    await this.producer.sendRaw(this.connection.topic(INTAKE_DEAD_LETTERS.name), [
+      {
+        key: message.key?.toString() ?? '',
+        value: message.value,
+        headers: { ...headers, [MessageHeader.DeadLetterReason]: 'not an event envelope', [MessageHeader.DeadLetterSourceTopic]: topic },
+      },
+    ]);
+    this.logger.error({ topic, offset: message.offset }, 'record of the status topic is not an event; dead-lettered');
+  }
+}
+
+function parseEvent(value: Buffer | null): SourceEvent | null {
+  try {
+    const e = JSON.parse(value?.toString() ?? '') as Partial<SourceEvent>;
+    if (typeof e.eventId !== 'string' || typeof e.type !== 'string' || typeof e.streamPosition !== 'number' || typeof e.occurredAt !== 'string') return null;
+    if (typeof e.data !== 'object' || e.data === null) return null;
+    return e as SourceEvent;
+  } catch {
+    return null;
+  }
+}

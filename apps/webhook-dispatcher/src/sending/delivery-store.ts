@@ -1,0 +1,250 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { EventStore, quoteSchema, rowsOf, type AppendMetadata, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
+import { ServiceSchema } from '@seed/platform-nest';
+import type { DeadLetterView } from '@seed/webhook-dispatcher-contracts';
+import {
+  decideDelivery,
+  deliveryStreamId,
+  evolveDelivery,
+  type DeliveryCommand,
+  type DeliveryEvent,
+  type DeliveryScheduledV1,
+  type DeliveryState,
+} from '@seed/webhook-dispatcher-domain';
+
+/** A delivery the sender holds: what to send where, and how often it was tried. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  accountId: string;
+  url: string;
+  origin: string;
+  body: string;
+  attempts: number;
+  claimedAt: number;
+}
+
+const SYSTEM_META = (at: string): AppendMetadata => ({ correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });
+
+/** The origin an endpoint is limited and broken by: scheme, host and port. */
+export function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/**
+ * Deliveries: their events (`webhook-delivery-<id>` streams) and their fold in `deliveries`,
+ * which is both the admin API's read model and the sender's queue. Every write handles many
+ * deliveries in one transaction and one bulk statement per table.
+ */
+@Injectable()
+export class DeliveryStore {
+  private readonly s: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly store: EventStore,
+    schema: ServiceSchema,
+  ) {
+    this.s = quoteSchema(schema.name);
+  }
+
+  /** New deliveries, due at once (inside the caller's transaction). */
+  async schedule(db: SqlExecutor, deliveries: readonly DeliveryScheduledV1[], meta: AppendMetadata): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.store.append(
+      db,
+      deliveries.map((d) => ({ streamId: deliveryStreamId(d.deliveryId), expectedVersion: 0, events: decideDelivery({ type: 'Schedule', delivery: d }, { status: 'none', attempts: 0, windowStart: null }) })),
+      meta,
+    );
+    await db.query(
+      `INSERT INTO ${this.s}.deliveries (delivery_id, account_id, umid, sequence, url, origin, body, state, attempts, version,
+                                         window_start, next_attempt_at, created_at)
+       SELECT delivery_id, account_id, umid, sequence, url, origin, body, 'pending', 0, 1, scheduled_at, scheduled_at, scheduled_at
+         FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, account_id text, umid text, sequence int, url text, origin text,
+              body text, scheduled_at timestamptz)`,
+      [JSON.stringify(deliveries.map((d) => ({ ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin: originOf(d.url), scheduled_at: d.scheduledAt })))],
+    );
+  }
+
+  /**
+   * Due deliveries nobody holds, leased for `leaseMs`, skipping endpoints the sender cannot take
+   * more for. A delivery waits while an earlier status change of the same message is still pending,
+   * so one message's changes reach the endpoint in order. SKIP LOCKED lets replicas share the queue.
+   */
+  async claim(limit: number, leaseMs: number, excludedOrigins: readonly string[]): Promise<ClaimedDelivery[]> {
+    const result = await this.dataSource.query(
+      `UPDATE ${this.s}.deliveries d SET lease_until = now() + make_interval(secs => $2::double precision / 1000)
+        WHERE d.delivery_id IN (
+          SELECT c.delivery_id FROM ${this.s}.deliveries c
+           WHERE c.state = 'pending' AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())
+             AND NOT (c.origin = ANY($3::text[]))
+             AND NOT EXISTS (SELECT 1 FROM ${this.s}.deliveries p WHERE p.umid = c.umid AND p.state = 'pending' AND p.sequence < c.sequence)
+           ORDER BY c.next_attempt_at
+           LIMIT $1
+           FOR UPDATE SKIP LOCKED)
+        RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts`,
+      [limit, leaseMs, excludedOrigins],
+    );
+    const now = Date.now();
+    return rowsOf<{ delivery_id: string; account_id: string; url: string; origin: string; body: string; attempts: number }>(result).map((r) => ({
+      deliveryId: r.delivery_id,
+      accountId: r.account_id,
+      url: r.url,
+      origin: r.origin,
+      body: r.body,
+      attempts: r.attempts,
+      claimedAt: now,
+    }));
+  }
+
+  /** Held but not tried (endpoint busy or its breaker open, or shutting down): due again at `dueAt`. */
+  async release(items: readonly { deliveryId: string; dueAt: Date | null }[]): Promise<void> {
+    if (items.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE ${this.s}.deliveries d SET lease_until = NULL, next_attempt_at = GREATEST(d.next_attempt_at, COALESCE(r.due_at, d.next_attempt_at))
+         FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, due_at timestamptz)
+        WHERE d.delivery_id = r.delivery_id AND d.state = 'pending'`,
+      [JSON.stringify(items.map((i) => ({ delivery_id: i.deliveryId, due_at: i.dueAt?.toISOString() ?? null })))],
+    );
+  }
+
+  /**
+   * Decides each command against its delivery's current state and writes the events and new folds,
+   * all in one transaction. Returns the ids of deliveries that were decided (others: nothing to do).
+   */
+  async decide(commands: readonly (DeliveryCommand & { deliveryId: string })[], at: string, filter: { accountId?: string } = {}): Promise<string[]> {
+    if (commands.length === 0) return [];
+    return this.dataSource.transaction(async (tx) => {
+      const rows: StateRow[] = await tx.query(
+        `SELECT delivery_id, state, attempts, version, window_start FROM ${this.s}.deliveries
+          WHERE delivery_id = ANY($1::uuid[]) AND ($2::text IS NULL OR account_id = $2) ORDER BY delivery_id FOR UPDATE`,
+        [[...new Set(commands.map((c) => c.deliveryId))], filter.accountId ?? null],
+      );
+      const byId = new Map(rows.map((r) => [r.delivery_id, r]));
+      const appends: AppendToStream[] = [];
+      const folds: Fold[] = [];
+      // One decision per delivery and transaction (the sender never holds a delivery twice at once).
+      for (const command of new Map(commands.map((c) => [c.deliveryId, c])).values()) {
+        const row = byId.get(command.deliveryId);
+        if (!row) continue;
+        const state: DeliveryState = { status: row.state, attempts: row.attempts, windowStart: new Date(row.window_start).toISOString() };
+        const events = decideDelivery(command, state);
+        if (events.length === 0) continue;
+        appends.push({ streamId: deliveryStreamId(command.deliveryId), expectedVersion: row.version, events });
+        folds.push(foldOf(command.deliveryId, row.version + events.length, events.reduce(evolveDelivery, state), events));
+      }
+      if (appends.length === 0) return [];
+      await this.store.append(tx, appends, SYSTEM_META(at));
+      await tx.query(
+        `UPDATE ${this.s}.deliveries d
+            SET state = f.state, attempts = f.attempts, version = f.version, window_start = f.window_start,
+                next_attempt_at = COALESCE(f.next_attempt_at, d.next_attempt_at), lease_until = NULL,
+                last_status = CASE WHEN f.touched_attempt THEN f.last_status ELSE d.last_status END,
+                last_error = CASE WHEN f.touched_attempt THEN f.last_error ELSE d.last_error END,
+                finished_at = f.finished_at
+           FROM jsonb_to_recordset($1::jsonb) AS f(delivery_id uuid, state text, attempts int, version int, window_start timestamptz,
+                next_attempt_at timestamptz, touched_attempt boolean, last_status int, last_error text, finished_at timestamptz)
+          WHERE d.delivery_id = f.delivery_id`,
+        [JSON.stringify(folds)],
+      );
+      return folds.map((f) => f.delivery_id);
+    });
+  }
+
+  async deadLetters(accountId: string, limit = 1000): Promise<DeadLetterView[]> {
+    const rows: DeadRow[] = await this.dataSource.query(
+      `SELECT delivery_id, umid, url, state, attempts, last_status, last_error, created_at, finished_at, body
+         FROM ${this.s}.deliveries WHERE account_id = $1 AND state = 'dead' ORDER BY finished_at, delivery_id LIMIT $2`,
+      [accountId, limit],
+    );
+    return rows.map((r) => ({
+      deliveryId: r.delivery_id,
+      umid: r.umid,
+      url: r.url,
+      state: r.state,
+      attempts: r.attempts,
+      lastStatus: r.last_status,
+      lastError: r.last_error,
+      createdAt: new Date(r.created_at).toISOString(),
+      deadLetteredAt: new Date(r.finished_at).toISOString(),
+      body: JSON.parse(r.body) as unknown,
+    }));
+  }
+
+  async deadLetterIds(accountId: string): Promise<string[]> {
+    const rows: { delivery_id: string }[] = await this.dataSource.query(
+      `SELECT delivery_id FROM ${this.s}.deliveries WHERE account_id = $1 AND state = 'dead'`,
+      [accountId],
+    );
+    return rows.map((r) => r.delivery_id);
+  }
+}
+
+interface StateRow {
+  delivery_id: string;
+  state: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  version: number;
+  window_start: Date;
+}
+
+interface DeadRow {
+  delivery_id: string;
+  umid: string;
+  url: string;
+  state: string;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date;
+  body: string;
+}
+
+interface Fold {
+  delivery_id: string;
+  state: string;
+  attempts: number;
+  version: number;
+  window_start: string | null;
+  next_attempt_at: string | null;
+  touched_attempt: boolean;
+  last_status: number | null;
+  last_error: string | null;
+  finished_at: string | null;
+}
+
+function foldOf(deliveryId: string, version: number, state: DeliveryState, events: DeliveryEvent[]): Fold {
+  const fold: Fold = {
+    delivery_id: deliveryId,
+    state: state.status,
+    attempts: state.attempts,
+    version,
+    window_start: state.windowStart,
+    next_attempt_at: null,
+    touched_attempt: false,
+    last_status: null,
+    last_error: null,
+    finished_at: null,
+  };
+  for (const e of events) {
+    switch (e.type) {
+      case 'DeliveryAttemptFailed':
+        Object.assign(fold, { touched_attempt: true, last_status: e.data.statusCode, last_error: e.data.error, next_attempt_at: e.data.nextAttemptAt });
+        break;
+      case 'DeliverySucceeded':
+        Object.assign(fold, { touched_attempt: true, last_status: e.data.statusCode, last_error: null, finished_at: e.data.deliveredAt });
+        break;
+      case 'DeliveryDeadLettered':
+        fold.finished_at = e.data.deadLetteredAt;
+        if (e.data.reason === 'target-refused') Object.assign(fold, { touched_attempt: true, last_status: null, last_error: `target refused: ${e.data.detail}` });
+        break;
+      case 'DeliveryRedriven':
+        Object.assign(fold, { next_attempt_at: e.data.redrivenAt, finished_at: null });
+        break;
+      case 'DeliveryScheduled':
+        break;
+    }
+  }
+  return fold;
+}

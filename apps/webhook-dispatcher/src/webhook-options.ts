@@ -1,0 +1,6 @@
+export const WEBHOOK_OPTIONS = Symbol('WEBHOOK_OPTIONS');
+
+/** The dispatcher's settings that handlers read (the rest go straight into the sender and client). */
+export interface WebhookOptions {
+  secretOverlapMs: number;
+}

@@ -1,0 +1,45 @@
+import type { Migration } from '@seed/platform-event-store';
+
+/**
+ * State of the dispatcher besides its event log, written in the same transaction as the events
+ * it follows from: `account_webhooks` (each account's default URL and sealed secrets, the fold of
+ * its settings stream) and `deliveries` (each delivery's fold: the admin API's read model and the
+ * sender's queue, claimed with leases so that a dispatcher that dies hands its deliveries back).
+ */
+export const webhookMigrations: Migration[] = [
+  {
+    id: '001-webhooks',
+    statements: (s) => [
+      `CREATE TABLE IF NOT EXISTS ${s}.account_webhooks (
+         account_id text PRIMARY KEY,
+         dlr_callback_url text,
+         sealed_secret text,
+         previous_sealed_secret text,
+         previous_valid_until timestamptz,
+         version integer NOT NULL
+       )`,
+      `CREATE TABLE IF NOT EXISTS ${s}.deliveries (
+         delivery_id uuid PRIMARY KEY,
+         account_id text NOT NULL,
+         umid text NOT NULL,
+         sequence integer NOT NULL,
+         url text NOT NULL,
+         origin text NOT NULL,
+         body text NOT NULL,
+         state text NOT NULL,
+         attempts integer NOT NULL DEFAULT 0,
+         version integer NOT NULL,
+         window_start timestamptz NOT NULL,
+         next_attempt_at timestamptz NOT NULL,
+         lease_until timestamptz,
+         last_status integer,
+         last_error text,
+         created_at timestamptz NOT NULL,
+         finished_at timestamptz
+       )`,
+      `CREATE INDEX IF NOT EXISTS deliveries_due ON ${s}.deliveries (next_attempt_at) WHERE state = 'pending'`,
+      `CREATE INDEX IF NOT EXISTS deliveries_message_order ON ${s}.deliveries (umid, sequence) WHERE state = 'pending'`,
+      `CREATE INDEX IF NOT EXISTS deliveries_dead ON ${s}.deliveries (account_id, finished_at) WHERE state = 'dead'`,
+    ],
+  },
+];
