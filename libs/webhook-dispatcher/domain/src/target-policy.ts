@@ -1,5 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
+export { callbackUrlProblem } from '@seed/webhook-dispatcher-contracts';
+
 /**
  * Which addresses a webhook may be sent to: public unicast only. Loopback, private (10/8,
  * 172.16/12, 192.168/16), link-local (169.254/16 with the cloud metadata address 169.254.169.254,
@@ -57,19 +59,4 @@ export function normaliseHost(host: string): string {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
   // One spelling per address, so that `[0:0::1]` matches an allowed `[::1]`.
   return ipaddr.isValid(bare) ? ipaddr.parse(bare).toString() : bare;
-}
-
-/** A callback URL as stored and used: absolute http(s), with a host, no credentials. */
-export function callbackUrlProblem(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'dlrCallbackUrl must be an absolute URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'dlrCallbackUrl must be an http or https URL';
-  if (!url.hostname) return 'dlrCallbackUrl must name a host';
-  if (url.username || url.password) return 'dlrCallbackUrl must not carry credentials';
-  if (value.length > 2048) return 'dlrCallbackUrl must be at most 2048 characters';
-  return null;
 }

@@ -1,0 +1,6 @@
+import { IsString } from 'class-validator';
+
+export class SetWebhookDto {
+  @IsString()
+  dlrCallbackUrl!: string;
+}
