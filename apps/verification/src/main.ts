@@ -2,13 +2,19 @@ import 'reflect-metadata';
 import { loadConfig } from '@seed/platform-config';
 import { createLogger } from '@seed/platform-logging';
 import { bootstrapService } from '@seed/platform-nest';
+import { VERIFICATION_COMMAND_TOPIC } from '@seed/verification-contracts';
 import { VerificationConfig } from './verification.config';
 import { VerificationModule } from './verification.module';
 
 async function main(): Promise<void> {
   const config = loadConfig(VerificationConfig);
   const logger = createLogger('verification', config.LOG_LEVEL);
-  await bootstrapService({ module: VerificationModule.register(config, logger), logger, healthPort: config.HEALTH_PORT });
+  await bootstrapService({
+    module: VerificationModule.register(config, logger),
+    logger,
+    healthPort: config.HEALTH_PORT,
+    commands: { topic: VERIFICATION_COMMAND_TOPIC, groupId: 'verification' },
+  });
 }
 
 main().catch((error: unknown) => {

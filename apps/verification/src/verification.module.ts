@@ -1,20 +1,85 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { commandTopic, eventTopic } from '@seed/platform-kafka';
-import { PlatformModule, type ServiceDefinition } from '@seed/platform-nest';
-import type { VerificationConfig } from './verification.config';
+import { EventStore } from '@seed/platform-event-store';
+import { CommandBus, KafkaConnection, MessageProducer, OutboxRelay } from '@seed/platform-kafka';
+import { LOGGER, PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { VERIFICATION_EVENT_TOPIC } from '@seed/verification-contracts';
+import { AbuseLimits } from './limits/abuse-limits';
+import { VerificationSmsSender } from './sms/verification-sms.sender';
+import { VerificationConfig } from './verification.config';
+import { VERIFICATION_REPLY_TOPIC, verificationService } from './verification.service';
+import { CheckVerificationHandler } from './verifications/check-verification.handler';
+import { CodeSecrets } from './verifications/code-secrets';
+import { toPublicVerificationEvent } from './verifications/public-events';
+import { StartVerificationHandler } from './verifications/start-verification.handler';
+import { VerificationStore } from './verifications/verification-store';
 
-export const verificationService: ServiceDefinition = {
-  name: 'verification',
-  schema: 'verification',
-  migrations: [],
-  topics: [commandTopic('verification.commands.v1'), eventTopic('verification.events.v1')],
-};
+const PRUNE_EVERY_MS = 60_000;
 
-/** Owns mobile verifications (Verify v2): its operations arrive with a later issue; today it boots, migrates its schema, creates its topics and reports health. */
+/**
+ * Mobile verifications (Verify v2): decides generations and validations, sends each code's SMS
+ * through sms-batch (a follower of the log), enforces the abuse limits, publishes its events.
+ */
 @Module({})
-export class VerificationModule {
+export class VerificationModule implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private pruner: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly subscriptions: SubscriptionRegistry,
+    private readonly producer: MessageProducer,
+    private readonly bus: CommandBus,
+    private readonly verifications: VerificationStore,
+    private readonly limits: AbuseLimits,
+    private readonly dataSource: DataSource,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
   static register(config: VerificationConfig, logger: Logger): DynamicModule {
-    return { module: VerificationModule, imports: [PlatformModule.forService(verificationService, config, logger)] };
+    return {
+      module: VerificationModule,
+      imports: [PlatformModule.forService(verificationService, config, logger)],
+      controllers: [StartVerificationHandler, CheckVerificationHandler],
+      providers: [
+        { provide: VerificationConfig, useValue: config },
+        { provide: CodeSecrets, useValue: new CodeSecrets(config.VERIFY_CODE_HASH_KEYS, config.MESSAGE_SEALING_KEYS) },
+        { provide: VerificationStore, useFactory: (store: EventStore, schema: ServiceSchema) => new VerificationStore(store, schema.name), inject: [EventStore, ServiceSchema] },
+        {
+          provide: AbuseLimits,
+          useFactory: (schema: ServiceSchema) =>
+            new AbuseLimits(schema.name, {
+              perDestinationPerHour: config.VERIFY_MAX_PER_DESTINATION_PER_HOUR,
+              perSubAccountPerMinute: config.VERIFY_MAX_PER_SUBACCOUNT_PER_MINUTE,
+            }),
+          inject: [ServiceSchema],
+        },
+        {
+          provide: CommandBus,
+          useFactory: (connection: KafkaConnection, producer: MessageProducer) =>
+            new CommandBus(connection, producer, logger, { replyTopic: VERIFICATION_REPLY_TOPIC, instanceId: randomUUID(), timeoutMs: config.VERIFY_SMS_TIMEOUT_MS }),
+          inject: [KafkaConnection, MessageProducer],
+        },
+      ],
+    };
+  }
+
+  // After the platform's init (schema migrated, topics created), before the log followers start.
+  async onModuleInit(): Promise<void> {
+    await this.bus.start();
+    this.subscriptions.register(new VerificationSmsSender(this.verifications, this.bus, this.logger), { batchSize: 500 });
+    this.subscriptions.register(new OutboxRelay(this.producer, VERIFICATION_EVENT_TOPIC, toPublicVerificationEvent));
+  }
+
+  onApplicationBootstrap(): void {
+    this.pruner = setInterval(() => {
+      this.limits.prune(this.dataSource.manager, new Date()).catch((error: unknown) => this.logger.error({ err: error }, 'pruning SMS counts failed'));
+    }, PRUNE_EVERY_MS);
+    this.pruner.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.pruner);
+    await this.bus.stop();
   }
 }

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { CommandMessage } from '@seed/contracts';
+import type { EventHandler, SqlExecutor, StoredEvent } from '@seed/platform-event-store';
+import type { CommandBus } from '@seed/platform-kafka';
+import { SMS_BATCH_COMMAND_TOPIC, type BatchResponse, type SubmitBatchData } from '@seed/sms-batch-contracts';
+import type { VerificationResentV1, VerificationStartedV1 } from '@seed/verification-contracts';
+import { decideVerification, type VerificationState } from '@seed/verification-domain';
+import type { VerificationStore } from '../verifications/verification-store';
+
+/** sms-batch keeps the first answer per clientBatchId of a sub-account: a repeated send sends nothing new. */
+export const smsClientBatchId = (uid: string, sendNumber: number): string => `verify-${uid}-${sendNumber}`;
+
+type Outcome = { batchId: string; umid: string } | { description: string };
+
+/**
+ * Follows the log and sends the SMS of every VerificationStarted and VerificationResent through
+ * sms-batch (under the verification's own sub-account), then records its umid
+ * (VerificationSmsQueued) or refusal (VerificationSmsRejected) in the transaction that advances
+ * its checkpoint. A crash in between repeats the send with the same clientBatchId, which sms-batch
+ * answers with the first batch: the number gets one SMS. The SMS of a batch of events go out
+ * concurrently; the real text travels sealed, sms-batch shows the redacted one.
+ */
+export class VerificationSmsSender implements EventHandler {
+  readonly name = 'verification-sms';
+  readonly types = ['VerificationStarted', 'VerificationResent'];
+
+  constructor(
+    private readonly verifications: VerificationStore,
+    private readonly bus: CommandBus,
+    private readonly logger: Logger,
+  ) {}
+
+  async handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void> {
+    const due = await this.dueSends(events, db);
+    const outcomes = await Promise.all(due.map((send) => this.send(send)));
+    for (const [i, send] of due.entries()) {
+      const outcome = outcomes[i] as Outcome;
+      await this.verifications.lock(db, send.uid);
+      const { state, version } = await this.verifications.load(db, send.uid);
+      const recorded = decideVerification({ type: 'RecordSms', sendNumber: send.sendNumber, outcome }, state);
+      await this.verifications.append(db, send.uid, version, recorded, {
+        correlationId: send.event.correlationId,
+        causationId: send.event.eventId,
+        traceparent: send.event.traceparent,
+        occurredAt: new Date().toISOString(),
+      });
+    }
+  }
+
+  /** The SMS of these events whose outcome is not recorded yet (after a crash, some may be). */
+  private async dueSends(events: readonly StoredEvent[], db: SqlExecutor) {
+    const sends = events.map((event) => {
+      const uid = (event.data as { uid: string }).uid;
+      const sendNumber = event.type === 'VerificationResent' ? (event.data as VerificationResentV1).sendNumber : 1;
+      return { event, uid, sendNumber };
+    });
+    const states = new Map<string, VerificationState>();
+    for (const uid of new Set(sends.map((s) => s.uid))) states.set(uid, (await this.verifications.load(db, uid)).state);
+    return sends.flatMap((send) => {
+      const state = states.get(send.uid);
+      if (!state || state.status === 'NEW' || state.smsRecorded.includes(send.sendNumber)) return [];
+      return [{ ...send, started: state.started }];
+    });
+  }
+
+  private async send(send: { event: StoredEvent; uid: string; sendNumber: number; started: VerificationStartedV1 }): Promise<Outcome> {
+    const { started } = send;
+    const data: SubmitBatchData = {
+      accountId: started.accountId,
+      subAccountId: started.subAccountId,
+      clientBatchId: smsClientBatchId(send.uid, send.sendNumber),
+      includeMessagesInResponse: true,
+      messages: [
+        {
+          destination: started.msisdn,
+          text: started.redactedText,
+          sealedText: started.sealedText,
+          ...(started.source !== null ? { source: started.source } : {}),
+        },
+      ],
+    };
+    const command: CommandMessage<SubmitBatchData> = { commandId: randomUUID(), type: 'SubmitBatch', issuedAt: new Date().toISOString(), data };
+    const reply = await this.bus.request<BatchResponse>(SMS_BATCH_COMMAND_TOPIC, started.subAccountId, command, send.event.correlationId, send.event.traceparent);
+    // sms-batch unavailable or refusing the request: throwing rolls back and the same events come again.
+    if (!reply.ok) throw new Error(`verification SMS ${send.uid}/${send.sendNumber} not accepted: ${reply.failure.status} ${reply.failure.message}`);
+    const message = reply.result.messages?.[0];
+    if (!message) throw new Error(`sms-batch answered the verification SMS ${send.uid}/${send.sendNumber} without its message`);
+    if (message.status.code === 'REJECTED') {
+      this.logger.warn({ uid: send.uid, sendNumber: send.sendNumber, description: message.status.description }, 'verification SMS rejected by sms-batch');
+      return { description: message.status.description };
+    }
+    return { batchId: reply.result.batchId, umid: message.umid };
+  }
+}

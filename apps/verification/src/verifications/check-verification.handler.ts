@@ -1,0 +1,72 @@
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import { DataSource } from 'typeorm';
+import type { CommandReply } from '@seed/contracts';
+import { ProcessedMessages, type SqlExecutor } from '@seed/platform-event-store';
+import type { CommandContext } from '@seed/platform-kafka';
+import { SubscriptionRegistry } from '@seed/platform-nest';
+import type { CheckVerificationCommand, CheckVerificationData, VerificationView } from '@seed/verification-contracts';
+import { decideVerification, evolveVerification, VerificationError, viewOf, type Verification, type VerificationState } from '@seed/verification-domain';
+import { CodeSecrets } from './code-secrets';
+import { replyOf } from './command-failures';
+import { VerificationStore } from './verification-store';
+
+const CONSUMER = 'check-verification';
+
+/**
+ * `GET /verify/v2/{subAccountId}/{uid}[?code=]`. Without a code it only reads the stream (nothing is
+ * written, expiry is computed). With a code it decides under the stream's lock, so parallel
+ * validations of one uid are decided one after the other: no attempt is counted twice and nothing
+ * is verified after FAILED. A redelivered command gets its first answer.
+ */
+@Controller()
+export class CheckVerificationHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly verifications: VerificationStore,
+    private readonly processed: ProcessedMessages,
+    private readonly subscriptions: SubscriptionRegistry,
+    private readonly secrets: CodeSecrets,
+  ) {}
+
+  @MessagePattern('CheckVerification')
+  async check(@Payload() command: CheckVerificationCommand, @Ctx() context: CommandContext): Promise<CommandReply<VerificationView>> {
+    const { data } = command;
+    if (data.code === undefined) {
+      return replyOf(async () => viewOf(ownedBy(data, (await this.verifications.load(this.dataSource.manager, data.uid)).state), new Date()));
+    }
+    const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context)));
+    if (reply.ok) this.subscriptions.wakeAll();
+    return reply;
+  }
+
+  private async decide(tx: SqlExecutor, command: CheckVerificationCommand, context: CommandContext): Promise<VerificationView> {
+    const done = await this.processed.find<VerificationView>(tx, CONSUMER, command.commandId);
+    if (done) return done.result;
+    const { data } = command;
+    const code = data.code;
+    if (code === undefined) throw new Error('a check without a code is a read');
+    await this.verifications.lock(tx, data.uid);
+    const now = new Date();
+    const loaded = await this.verifications.load(tx, data.uid);
+    const state = ownedBy(data, loaded.state);
+    const events = decideVerification({ type: 'CheckCode', codeLength: code.length, matches: this.secrets.matches(state.started, code), now }, state);
+    await this.verifications.append(tx, data.uid, loaded.version, events, {
+      correlationId: context.correlationId,
+      causationId: command.commandId,
+      traceparent: context.traceparent,
+      occurredAt: now.toISOString(),
+    });
+    const view = viewOf(events.reduce(evolveVerification, state as VerificationState) as Verification, now);
+    if (events.length > 0) await this.processed.record(tx, CONSUMER, command.commandId, view);
+    return view;
+  }
+}
+
+/** Another account's or sub-account's verification is answered like an unknown one. */
+function ownedBy(data: CheckVerificationData, state: VerificationState): Verification {
+  if (state.status === 'NEW' || state.subAccountId !== data.subAccountId || state.accountId !== data.accountId) {
+    throw new VerificationError('not-found', 'no such verification in this sub-account');
+  }
+  return state;
+}

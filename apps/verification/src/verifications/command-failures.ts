@@ -1,0 +1,47 @@
+import { ApiErrorCode, type CommandReply } from '@seed/contracts';
+import { ConcurrencyError } from '@seed/platform-event-store';
+import { VerificationError } from '@seed/verification-domain';
+import { AbuseLimitError } from '../limits/abuse-limits';
+import { CodeKeyUnavailableError } from './code-secrets';
+
+const MAX_CONFLICT_RETRIES = 5;
+
+/**
+ * Runs one command's transaction, retrying it on a concurrency conflict, and maps the decided
+ * refusals to the reply the gateway turns into HTTP. Anything else is thrown (the command consumer
+ * retries it, then dead-letters it).
+ */
+export async function replyOf<T>(work: () => Promise<T>): Promise<CommandReply<T>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { ok: true, result: await work() };
+    } catch (error) {
+      if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
+      const failure = failureOf(error);
+      if (failure) return { ok: false, failure };
+      throw error;
+    }
+  }
+}
+
+function failureOf(error: unknown) {
+  if (error instanceof VerificationError) {
+    switch (error.kind) {
+      case 'not-found':
+        return { status: 404, code: ApiErrorCode.NotFound, message: error.message };
+      case 'resend-too-early':
+        return { status: 429, code: ApiErrorCode.ResendIntervalViolation, message: error.message, retryAfterSeconds: error.retryAfterSeconds ?? 1 };
+      case 'wrong-code-length':
+        return { status: 400, code: ApiErrorCode.InvalidParameter, message: error.message };
+      case 'already-started':
+        return null;
+    }
+  }
+  if (error instanceof AbuseLimitError) {
+    return { status: 429, code: ApiErrorCode.ResendIntervalViolation, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+  }
+  if (error instanceof CodeKeyUnavailableError) {
+    return { status: 503, code: ApiErrorCode.InternalError, message: 'the code cannot be checked now; try again later', retryAfterSeconds: 30 };
+  }
+  return null;
+}

@@ -1,0 +1,131 @@
+import { v7 as uuidv7 } from 'uuid';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import type { CommandReply } from '@seed/contracts';
+import { ProcessedMessages, quoteSchema, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
+import type { CommandContext } from '@seed/platform-kafka';
+import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import type { StartVerificationCommand, StartVerificationData, VerificationView } from '@seed/verification-contracts';
+import {
+  decideVerification,
+  evolveVerification,
+  initialVerificationState,
+  isActive,
+  redactedText,
+  renderText,
+  settingsOf,
+  viewOf,
+  type Verification,
+} from '@seed/verification-domain';
+import { AbuseLimits } from '../limits/abuse-limits';
+import { CodeSecrets } from './code-secrets';
+import { replyOf } from './command-failures';
+import { VerificationStore } from './verification-store';
+
+const CONSUMER = 'start-verification';
+
+/**
+ * A generation request: resends the number's waiting verification (same uid, same code) once its
+ * resend interval has passed, or starts a new one (first request, the old one final or expired, or
+ * resetSession). Generations for one number run one at a time (command key and an advisory lock);
+ * each SMS counts against the abuse limits. The SMS itself is sent by the follower of the log.
+ */
+@Controller()
+export class StartVerificationHandler {
+  private readonly s: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly verifications: VerificationStore,
+    private readonly processed: ProcessedMessages,
+    private readonly subscriptions: SubscriptionRegistry,
+    private readonly secrets: CodeSecrets,
+    private readonly limits: AbuseLimits,
+    schema: ServiceSchema,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.s = quoteSchema(schema.name);
+  }
+
+  @MessagePattern('StartVerification')
+  async start(@Payload() command: StartVerificationCommand, @Ctx() context: CommandContext): Promise<CommandReply<VerificationView>> {
+    const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context)));
+    if (reply.ok) this.subscriptions.wakeAll();
+    return reply;
+  }
+
+  private async decide(tx: SqlExecutor, command: StartVerificationCommand, context: CommandContext): Promise<VerificationView> {
+    const done = await this.processed.find<VerificationView>(tx, CONSUMER, command.commandId);
+    if (done) return done.result;
+    const { data } = command;
+    const now = new Date();
+    const metadata: AppendMetadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.subAccountId}:${data.msisdn}`]);
+
+    const previousUid = await this.sessionOf(tx, data.subAccountId, data.msisdn);
+    if (previousUid !== null) {
+      await this.verifications.lock(tx, previousUid);
+      const { state, version } = await this.verifications.load(tx, previousUid);
+      if (isActive(state, now)) {
+        const events = decideVerification({ type: data.resetSession === true ? 'Reset' : 'Resend', now }, state);
+        await this.verifications.append(tx, previousUid, version, events, metadata);
+        if (data.resetSession !== true) {
+          await this.countSms(tx, data, now);
+          const view = viewOf(events.reduce(evolveVerification, state) as Verification, now);
+          await this.processed.record(tx, CONSUMER, command.commandId, view);
+          this.logger.info({ uid: previousUid }, 'verification code resent');
+          return view;
+        }
+      }
+    }
+
+    await this.countSms(tx, data, now);
+    const view = await this.startNew(tx, data, now, metadata);
+    await this.processed.record(tx, CONSUMER, command.commandId, view);
+    return view;
+  }
+
+  private async startNew(tx: SqlExecutor, data: StartVerificationData, now: Date, metadata: AppendMetadata): Promise<VerificationView> {
+    const uid = uuidv7();
+    const settings = settingsOf(data);
+    const code = this.secrets.newCode(settings.codeLength);
+    const events = decideVerification(
+      {
+        type: 'Start',
+        uid,
+        accountId: data.accountId,
+        subAccountId: data.subAccountId,
+        msisdn: data.msisdn,
+        settings,
+        ...this.secrets.hash(uid, code),
+        sealedText: this.secrets.seal(renderText(settings, code)),
+        redactedText: redactedText(settings),
+        now,
+      },
+      initialVerificationState(),
+    );
+    await this.verifications.append(tx, uid, 0, events, metadata);
+    await tx.query(
+      `INSERT INTO ${this.s}.destination_sessions (sub_account_id, msisdn, uid) VALUES ($1, $2, $3)
+       ON CONFLICT (sub_account_id, msisdn) DO UPDATE SET uid = EXCLUDED.uid`,
+      [data.subAccountId, data.msisdn, uid],
+    );
+    this.logger.info({ uid, subAccountId: data.subAccountId }, 'verification started');
+    return viewOf(events.reduce(evolveVerification, initialVerificationState()) as Verification, now);
+  }
+
+  private async countSms(tx: SqlExecutor, data: StartVerificationData, now: Date): Promise<void> {
+    await this.limits.check(tx, data.subAccountId, data.msisdn, now);
+    await this.limits.record(tx, data.subAccountId, data.msisdn, now);
+  }
+
+  private async sessionOf(tx: SqlExecutor, subAccountId: string, msisdn: string): Promise<string | null> {
+    const rows: { uid: string }[] = await tx.query(`SELECT uid FROM ${this.s}.destination_sessions WHERE sub_account_id = $1 AND msisdn = $2`, [
+      subAccountId,
+      msisdn,
+    ]);
+    return rows[0]?.uid ?? null;
+  }
+}
