@@ -31,8 +31,8 @@ export class AgentTokenConfig extends PlatformConfig {
   @IsKeyring()
   MESSAGE_SEALING_KEYS = '';
 
-  /** Lifetime of an auth_token. */
-  @IsInt() @Min(60) @Max(30 * 24 * 3600)
+  /** Lifetime of an auth_token (and of its guest link, if the room's expiry is not later). */
+  @IsInt() @Min(1) @Max(30 * 24 * 3600)
   AGENT_TOKEN_TTL_SECONDS = 3600;
 
   /** How long a room waits for its agent before it expires. */

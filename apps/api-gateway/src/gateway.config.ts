@@ -1,5 +1,6 @@
 import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { PlatformConfig } from '@seed/platform-config';
+import { IsKeyring } from '@seed/platform-secrets';
 
 export class GatewayConfig extends PlatformConfig {
   override HEALTH_PORT = 0; // health and metrics are served on every listener
@@ -29,4 +30,8 @@ export class GatewayConfig extends PlatformConfig {
   /** How long a request waits for the owning service's answer before a 503. */
   @IsInt() @Min(100) @Max(300_000)
   COMMAND_TIMEOUT_MS = 30_000;
+
+  /** Seals the tokens the agent API forwards to agent-token and opens its answers (shared keyring). */
+  @IsKeyring()
+  MESSAGE_SEALING_KEYS = '';
 }

@@ -8,12 +8,18 @@ import { AccountsRepository } from './accounts/accounts.repository';
 import { ApiKeyGuard } from './accounts/api-key.guard';
 import { AdminTokenGuard } from './admin/admin-token.guard';
 import { AdminController } from './admin/admin.controller';
+import { AgentCommands } from './agent/agent-commands';
+import { GuestPageController } from './agent/guest-page.controller';
+import { SessionsController } from './agent/sessions.controller';
+import { TokensController } from './agent/tokens.controller';
 import { CommandClient } from './commands/command-client';
 import { GatewayConfig } from './gateway.config';
 import { GATEWAY_REPLY_TOPIC, gatewayService } from './gateway.service';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { SmsBatchController } from './sms/sms-batch.controller';
 import { SmsReadController } from './sms/sms-read.controller';
+import { WebhookCommandTopic } from './webhooks/webhook-command-topic';
+import { WebhooksController } from './webhooks/webhooks.controller';
 
 @Module({})
 export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
@@ -26,7 +32,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: GatewayModule,
       imports: [PlatformModule.forService(gatewayService, config, logger)],
-      controllers: [AdminController, SmsBatchController, SmsReadController],
+      controllers: [AdminController, SmsBatchController, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController],
       providers: [
         { provide: GatewayConfig, useValue: config },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -44,6 +50,8 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
         ApiKeyGuard,
         AdminTokenGuard,
         CommandClient,
+        AgentCommands,
+        WebhookCommandTopic,
       ],
     };
   }

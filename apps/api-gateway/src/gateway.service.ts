@@ -1,3 +1,4 @@
+import { AGENT_TOKEN_COMMAND_TOPIC } from '@seed/agent-token-contracts';
 import { commandTopic, replyTopic } from '@seed/platform-kafka';
 import type { ServiceDefinition } from '@seed/platform-nest';
 import { SMS_BATCH_COMMAND_TOPIC } from '@seed/sms-batch-contracts';
@@ -9,5 +10,5 @@ export const gatewayService: ServiceDefinition = {
   name: 'api-gateway',
   schema: 'api_gateway',
   migrations: accountsMigrations,
-  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), replyTopic(GATEWAY_REPLY_TOPIC)],
+  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), commandTopic(AGENT_TOKEN_COMMAND_TOPIC), replyTopic(GATEWAY_REPLY_TOPIC)],
 };

@@ -1,0 +1,18 @@
+import { Body, Controller, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
+import type { AgentTokenResponse } from '@seed/agent-token-contracts';
+import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
+import { AgentCommands } from './agent-commands';
+import { toCreateAgentTokenData } from './token-request.validation';
+
+/** `POST /api/v1/tokens` on the agent listener: an auth_token, and with create_room a room. */
+@Controller('api/v1/tokens')
+@UseGuards(ApiKeyGuard)
+export class TokensController {
+  constructor(private readonly agents: AgentCommands) {}
+
+  @Post()
+  @HttpCode(200)
+  create(@Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<AgentTokenResponse> {
+    return this.agents.createToken(toCreateAgentTokenData(body, req.accountId));
+  }
+}
