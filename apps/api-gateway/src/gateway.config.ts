@@ -34,4 +34,8 @@ export class GatewayConfig extends PlatformConfig {
   /** Seals the tokens the agent API forwards to agent-token and opens its answers (shared keyring). */
   @IsKeyring()
   MESSAGE_SEALING_KEYS = '';
+
+  /** Hashes presented verification codes before they cross Kafka; the verification service's keyring. */
+  @IsKeyring()
+  VERIFY_CODE_HASH_KEYS = '';
 }

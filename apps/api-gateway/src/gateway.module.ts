@@ -18,6 +18,7 @@ import { GATEWAY_REPLY_TOPIC, gatewayService } from './gateway.service';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { SmsBatchController } from './sms/sms-batch.controller';
 import { SmsReadController } from './sms/sms-read.controller';
+import { VerifyController } from './verify/verify.controller';
 import { WebhookCommandTopic } from './webhooks/webhook-command-topic';
 import { WebhooksController } from './webhooks/webhooks.controller';
 
@@ -32,7 +33,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: GatewayModule,
       imports: [PlatformModule.forService(gatewayService, config, logger)],
-      controllers: [AdminController, SmsBatchController, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController],
+      controllers: [AdminController, SmsBatchController, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController],
       providers: [
         { provide: GatewayConfig, useValue: config },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
