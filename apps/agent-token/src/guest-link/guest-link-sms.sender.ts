@@ -29,7 +29,7 @@ export class GuestLinkSmsSender implements EventHandler {
     private readonly rooms: RoomStore,
     private readonly links: GuestLinks,
     private readonly wire: SealedWire,
-    private readonly bus: CommandBus,
+    private readonly bus: Pick<CommandBus, 'request'>,
     private readonly settings: GuestLinkSmsSettings,
     private readonly logger: Logger,
   ) {}
