@@ -10,7 +10,8 @@ import { generate, getVerification, postVerification, receivedCodes, validate, v
  * contract's error body, and nothing started, sent or counted.
  */
 describe('Verify v2: bad input', () => {
-  const ctx = useStack();
+  // A low per-sub-account limit, so the abuse limit can be seen; the other tests stay under it.
+  const ctx = useStack({ VERIFY_MAX_PER_SUBACCOUNT_PER_MINUTE: '4' });
   let stack: RunningStack;
   let account: Account;
 
@@ -80,5 +81,18 @@ describe('Verify v2: bad input', () => {
     await expectApiError(await getVerification(stack, stranger, uid), 404, 1300);
     await expectApiError(await getVerification(stack, account, '01937e00-0000-7000-8000-000000000000'), 404, 1300);
     expect(await validate(stack, account, uid)).toMatchObject({ status: 'WAITING', attempt: 0 });
+  });
+
+  it('more generations than the abuse limit allows: 429, code 1400, Retry-After, nothing sent', async () => {
+    const busy = await stack.createAccount();
+    for (let i = 0; i < 4; i++) await generate(stack, busy, { destination: ukMobile(42_100 + i) });
+    const res = await postVerification(stack, busy, { destination: ukMobile(42_104) });
+    const body = await expectApiError(res, 429, 1400);
+    expect(body.message).toMatch(/at most 4 a minute/);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(50);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    await receivedCodes(stack, ukMobile(42_103), 1);
+    expect(await smsc(stack.smscUrl).messages(ukMobile(42_104))).toHaveLength(0);
   });
 });
