@@ -37,7 +37,7 @@ export class StatusEventConsumer {
   async start(): Promise<void> {
     const consumer = this.connection.kafka.consumer({
       groupId: this.connection.group(INTAKE_GROUP),
-      sessionTimeout: 30_000,
+      sessionTimeout: 10_000,
       heartbeatInterval: 1000,
       maxWaitTimeInMs: 50,
       allowAutoTopicCreation: false,
