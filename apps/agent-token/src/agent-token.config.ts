@@ -1,24 +1,34 @@
-import { IsInt, IsString, Max, MaxLength, Min, Validate, type ValidatorConstraintInterface } from 'class-validator';
+import { IsInt, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { PlatformConfig } from '@seed/platform-config';
 import { IsKeyring } from '@seed/platform-secrets';
 
 /** Guest links are https, except on this machine (a local `npm start`, the tests). */
-class GuestBaseUrl implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    if (typeof value !== 'string') return false;
-    if (value === '') return true;
-    try {
-      const url = new URL(value);
-      const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-      return (url.protocol === 'https:' || (local && url.protocol === 'http:')) && !url.search && !url.hash && !url.username;
-    } catch {
-      return false;
-    }
-  }
-  defaultMessage(): string {
-    return 'AGENT_GUEST_BASE_URL must be an absolute https URL without query (http only for localhost / 127.0.0.1)';
+function isGuestBaseUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  if (value === '') return true;
+  try {
+    const url = new URL(value);
+    const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    return (url.protocol === 'https:' || (local && url.protocol === 'http:')) && !url.search && !url.hash && !url.username && !url.password;
+  } catch {
+    return false;
   }
 }
+
+const IsGuestBaseUrl = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'isGuestBaseUrl',
+    validator: {
+      validate: isGuestBaseUrl,
+      defaultMessage: () => 'AGENT_GUEST_BASE_URL must be an absolute https URL without query (http only for localhost / 127.0.0.1)',
+    },
+  });
+
+const HasLinkPlaceholder = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'hasLinkPlaceholder',
+    validator: { validate: (value) => typeof value === 'string' && value.includes('{link}'), defaultMessage: () => 'AGENT_GUEST_SMS_TEXT must contain {link}' },
+  });
 
 export class AgentTokenConfig extends PlatformConfig {
   override HEALTH_PORT = 3130;
@@ -40,7 +50,7 @@ export class AgentTokenConfig extends PlatformConfig {
   ROOM_VALIDITY_SECONDS = 900;
 
   /** Where guest links point: `${AGENT_GUEST_BASE_URL}/<guest token>`. Empty: the local agent listener. */
-  @Validate(GuestBaseUrl)
+  @IsGuestBaseUrl()
   AGENT_GUEST_BASE_URL = '';
 
   /** The agent listener's port, for the default guest base URL of a local run. */
@@ -48,15 +58,11 @@ export class AgentTokenConfig extends PlatformConfig {
   AGENT_API_PORT = 3001;
 
   /** Text of the guest-link SMS; `{link}` is replaced by the link. */
-  @IsString() @MaxLength(600)
-  @Validate(class implements ValidatorConstraintInterface {
-    validate = (value: unknown) => typeof value === 'string' && value.includes('{link}');
-    defaultMessage = () => 'AGENT_GUEST_SMS_TEXT must contain {link}';
-  })
+  @IsString() @MaxLength(600) @HasLinkPlaceholder()
   AGENT_GUEST_SMS_TEXT = 'Join your video call: {link}';
 
-  /** Sender id of the guest-link SMS; empty: sms-batch's SMS_DEFAULT_SOURCE. */
-  @IsString() @MaxLength(16)
+  /** Sender id of the guest-link SMS, as sms-batch accepts one; empty: sms-batch's SMS_DEFAULT_SOURCE. */
+  @IsString() @Matches(/^([A-Za-z0-9 ]{1,11}|\+?\d{1,16})?$/, { message: 'AGENT_GUEST_SMS_SOURCE must be at most 11 letters, digits and spaces, or at most 16 digits' })
   AGENT_GUEST_SMS_SOURCE = '';
 
   /** How often waiting rooms past their expiry are looked for, to record RoomExpired. */

@@ -19,6 +19,7 @@ import { SessionsHandler } from './rooms/sessions.handler';
 import { SealedWire } from './sealed-wire';
 import { AgentTokens } from './tokens/agent-tokens';
 import { CreateTokenHandler } from './tokens/create-token.handler';
+import { GuestTokens } from './tokens/guest-tokens';
 
 /**
  * Agent tokens and guest rooms: issues tokens, creates rooms, logs agents in, sends the guest
@@ -48,7 +49,8 @@ export class AgentTokenModule implements OnModuleInit, OnApplicationBootstrap, B
         { provide: AgentTokenConfig, useValue: config },
         { provide: AgentTokens, useValue: new AgentTokens(parseKeyring(config.AGENT_TOKEN_SIGNING_KEYS)) },
         { provide: SealedWire, useValue: new SealedWire(config.MESSAGE_SEALING_KEYS) },
-        { provide: GuestLinks, useFactory: (tokens: AgentTokens) => new GuestLinks(tokens, config.guestBaseUrl), inject: [AgentTokens] },
+        { provide: GuestTokens, useValue: new GuestTokens(parseKeyring(config.AGENT_TOKEN_SIGNING_KEYS)) },
+        { provide: GuestLinks, useFactory: (tokens: GuestTokens) => new GuestLinks(tokens, config.guestBaseUrl), inject: [GuestTokens] },
         { provide: RoomStore, useFactory: (store: EventStore) => new RoomStore(store), inject: [EventStore] },
         { provide: CallReferences, useFactory: (schema: ServiceSchema) => new CallReferences(schema.name), inject: [ServiceSchema] },
         {

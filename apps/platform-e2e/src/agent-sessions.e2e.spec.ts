@@ -36,6 +36,7 @@ describe('agent login, guest-link SMS and guest page', () => {
       // What the carrier received: the real text with the very link of the token response.
       const sms = await smsc(stack.smscUrl).only(phone);
       expect(sms.text).toBe(`Join your video call: ${token.guest_link}`);
+      expect(sms.parts).toBe(1);
 
       // A second login answers the same and sends nothing more.
       expect(await logIn(stack, token.auth_token)).toEqual(session);

@@ -15,6 +15,7 @@ import { RoomStore } from '../rooms/room-store';
 import { SessionsHandler } from '../rooms/sessions.handler';
 import { SealedWire } from '../sealed-wire';
 import { AgentTokens } from '../tokens/agent-tokens';
+import { GuestTokens } from '../tokens/guest-tokens';
 import { CreateTokenHandler } from '../tokens/create-token.handler';
 import { GuestLinkSmsSender } from './guest-link-sms.sender';
 
@@ -80,12 +81,13 @@ beforeAll(async () => {
   ds = await openTestDataSource(6);
   await migrateAgentTokenSchema(ds, schema);
   const config = new AgentTokenConfig();
-  const tokens = new AgentTokens(parseKeyring(testKeyring()));
-  const links = new GuestLinks(tokens, 'https://rooms.example.test/guest');
+  const keys = parseKeyring(testKeyring());
+  const tokens = new AgentTokens(keys);
+  const links = new GuestLinks(new GuestTokens(keys), 'https://rooms.example.test/guest');
   const rooms = new RoomStore(store);
   const registry = new SubscriptionRegistry(ds, store, testLogger());
   creator = new CreateTokenHandler(ds, rooms, new CallReferences(schema), new ProcessedMessages(schema), registry, tokens, links, wire, config);
-  sessions = new SessionsHandler(ds, rooms, new CallReferences(schema), registry, tokens, links, wire, testLogger());
+  sessions = new SessionsHandler(ds, rooms, new CallReferences(schema), registry, tokens, new GuestTokens(keys), links, wire, testLogger());
   smsBatch = new SmsBatchStandIn();
   sender = new GuestLinkSmsSender(rooms, links, wire, smsBatch, { text: 'Join your video call: {link}', source: 'Seed' }, testLogger());
 });

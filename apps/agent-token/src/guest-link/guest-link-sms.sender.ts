@@ -44,7 +44,7 @@ export class GuestLinkSmsSender implements EventHandler {
       const destination = room.phoneNumber;
       if (destination === null) continue;
 
-      const link = await this.links.linkFor(room);
+      const link = this.links.linkFor(room);
       const data: SubmitBatchData = {
         accountId: room.accountId,
         subAccountId: room.subAccountId,

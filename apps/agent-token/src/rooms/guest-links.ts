@@ -1,5 +1,5 @@
 import type { RoomCreatedV1 } from '@seed/agent-token-contracts';
-import type { AgentTokens } from '../tokens/agent-tokens';
+import type { GuestTokens } from '../tokens/guest-tokens';
 
 /**
  * A room's guest link: `${base}/<guest token>`, the token valid for that room only. It is issued
@@ -8,16 +8,12 @@ import type { AgentTokens } from '../tokens/agent-tokens';
  */
 export class GuestLinks {
   constructor(
-    private readonly tokens: AgentTokens,
+    private readonly tokens: GuestTokens,
     readonly baseUrl: string,
   ) {}
 
-  async linkFor(room: RoomCreatedV1): Promise<string> {
-    // The guest may open the link as long as the room can be used: until its expiry, or, once
-    // an agent joined, until the agent's token expires (whichever is later).
-    const expiresAt = new Date(Math.max(Date.parse(room.expiresAt), Date.parse(room.tokenExpiresAt)));
-    const token = await this.tokens.signGuestToken({ roomId: room.roomId, issuedAt: new Date(room.createdAt), expiresAt }, room.signingKeyId);
-    return `${this.baseUrl}/${token}`;
+  linkFor(room: RoomCreatedV1): string {
+    return `${this.baseUrl}/${this.tokens.sign(room.roomId, room.signingKeyId)}`;
   }
 
   /** What logs, events and read models may show instead of a link. */
@@ -25,3 +21,9 @@ export class GuestLinks {
     return `${this.baseUrl}/[guest-token]`;
   }
 }
+
+/**
+ * Until when a guest may open the link: while the room waits for its agent and, since the agent
+ * may join up to its expiry, as long as the room's auth_token lives, whichever is later.
+ */
+export const guestLinkValidUntil = (room: RoomCreatedV1): number => Math.max(Date.parse(room.expiresAt), Date.parse(room.tokenExpiresAt));

@@ -16,6 +16,7 @@ import { AgentTokenConfig } from '../agent-token.config';
 import { commandOf, contextOf, migrateAgentTokenSchema } from '../agent-token.test-helpers';
 import { SealedWire } from '../sealed-wire';
 import { AgentTokens } from '../tokens/agent-tokens';
+import { GuestTokens } from '../tokens/guest-tokens';
 import { CreateTokenHandler } from '../tokens/create-token.handler';
 import { CallReferences } from './call-references';
 import { GuestLinks } from './guest-links';
@@ -61,13 +62,14 @@ beforeAll(async () => {
   ds = await openTestDataSource(12);
   await migrateAgentTokenSchema(ds, schema);
   config = Object.assign(new AgentTokenConfig(), { ROOM_VALIDITY_SECONDS: 900, AGENT_TOKEN_TTL_SECONDS: 3600 });
-  const tokens = new AgentTokens(parseKeyring(testKeyring()));
-  const links = new GuestLinks(tokens, 'https://rooms.example.test/guest');
+  const keys = parseKeyring(testKeyring());
+  const tokens = new AgentTokens(keys);
+  const links = new GuestLinks(new GuestTokens(keys), 'https://rooms.example.test/guest');
   const rooms = new RoomStore(store);
   const callReferences = new CallReferences(schema);
   registry = new SubscriptionRegistry(ds, store, testLogger());
   creator = new CreateTokenHandler(ds, rooms, callReferences, new ProcessedMessages(schema), registry, tokens, links, wire, config);
-  sessions = new SessionsHandler(ds, rooms, callReferences, registry, tokens, links, wire, testLogger());
+  sessions = new SessionsHandler(ds, rooms, callReferences, registry, tokens, new GuestTokens(keys), links, wire, testLogger());
 });
 
 afterAll(async () => {
@@ -120,7 +122,8 @@ describe('token creation against Postgres', () => {
 
   it('releases the call_reference of an expired room, but not of one an agent joined', async () => {
     const short = Object.assign(new AgentTokenConfig(), { ROOM_VALIDITY_SECONDS: 1, AGENT_TOKEN_TTL_SECONDS: 3600 });
-    const tokens = new AgentTokens(parseKeyring(testKeyring()));
+    const keys = parseKeyring(testKeyring());
+    const tokens = new AgentTokens(keys);
     const quick = new CreateTokenHandler(
       ds,
       new RoomStore(store),
@@ -128,7 +131,7 @@ describe('token creation against Postgres', () => {
       new ProcessedMessages(schema),
       registry,
       tokens,
-      new GuestLinks(tokens, 'https://rooms.example.test/guest'),
+      new GuestLinks(new GuestTokens(keys), 'https://rooms.example.test/guest'),
       wire,
       short,
     );

@@ -15,8 +15,9 @@ import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, SubscriptionRegistry } from '@seed/platform-nest';
 import { SealedWire, UnreadableSealError } from '../sealed-wire';
 import { AgentTokens, InvalidTokenError, type AgentClaims } from '../tokens/agent-tokens';
+import { GuestTokens } from '../tokens/guest-tokens';
 import { CallReferences } from './call-references';
-import { GuestLinks } from './guest-links';
+import { GuestLinks, guestLinkValidUntil } from './guest-links';
 import { RoomStore, withConflictRetry } from './room-store';
 
 const UNAUTHORIZED = { ok: false, failure: { status: 401, code: ApiErrorCode.Unauthorized, message: 'invalid or expired token' } } as const;
@@ -35,6 +36,7 @@ export class SessionsHandler {
     private readonly callReferences: CallReferences,
     private readonly subscriptions: SubscriptionRegistry,
     private readonly tokens: AgentTokens,
+    private readonly guestTokens: GuestTokens,
     private readonly links: GuestLinks,
     private readonly wire: SealedWire,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -74,13 +76,13 @@ export class SessionsHandler {
       );
       if (decision.events.length > 0) this.subscriptions.wakeAll();
       const state = decision.after;
-      if (state.status === 'none' || state.room.accountId !== claims.accountId) return UNAUTHORIZED;
+      if (state.status === 'none') return UNAUTHORIZED;
       if (decision.events.some((e) => e.type === 'AgentLoggedIn')) this.logger.info({ roomId, agentId: claims.agentId }, 'agent joined the room');
       const body: AgentSessionResponse = {
         agent,
         room: {
           call_reference: state.room.callReference,
-          guest_link: await this.links.linkFor(state.room),
+          guest_link: this.links.linkFor(state.room),
           state: roomStateAt(state, now.toISOString()),
           expires_at: state.room.expiresAt,
           guest_link_sms: state.room.phoneNumber !== null,
@@ -100,17 +102,17 @@ export class SessionsHandler {
   @MessagePattern('GetGuestRoom')
   async guestRoom(@Payload() command: GetGuestRoomCommand): Promise<CommandReply<SealedReply>> {
     const now = new Date();
+    const invalid = { ok: false, failure: { status: 401, code: ApiErrorCode.Unauthorized, message: 'this guest link is not valid or has expired' } } as const;
     let roomId: string;
     try {
-      ({ roomId } = await this.tokens.verifyGuestToken(this.wire.open(command.data.sealedToken), now));
+      ({ roomId } = this.guestTokens.verify(this.wire.open(command.data.sealedToken)));
     } catch (error) {
-      if (error instanceof InvalidTokenError || error instanceof UnreadableSealError) {
-        return { ok: false, failure: { status: 401, code: ApiErrorCode.Unauthorized, message: 'this guest link is not valid or has expired' } };
-      }
+      if (error instanceof InvalidTokenError || error instanceof UnreadableSealError) return invalid;
       throw error;
     }
     const { state } = await this.rooms.load(this.dataSource.manager, roomId);
     if (state.status === 'none') return { ok: false, failure: { status: 404, code: ApiErrorCode.NotFound, message: 'no such room' } };
+    if (now.getTime() >= guestLinkValidUntil(state.room)) return invalid;
     const body: GuestRoomResponse = {
       call_reference: state.room.callReference,
       state: roomStateAt(state, now.toISOString()),

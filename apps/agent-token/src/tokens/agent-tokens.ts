@@ -3,21 +3,13 @@ import type { Keyring } from '@seed/platform-secrets';
 
 const ALGORITHM = 'HS256';
 const ISSUER = 'seed-messaging';
-/** Different audiences and types: a guest token never passes as an agent's token, nor the reverse. */
 const AGENT = { audience: 'agent-api', typ: 'agent+jwt' } as const;
-const GUEST = { audience: 'guest-room', typ: 'guest+jwt' } as const;
 
 export interface AgentClaims {
   tokenId: string;
   agentId: string;
   accountId: string;
   roomId: string | null;
-  issuedAt: Date;
-  expiresAt: Date;
-}
-
-export interface GuestClaims {
-  roomId: string;
   issuedAt: Date;
   expiresAt: Date;
 }
@@ -49,15 +41,6 @@ export class AgentTokens {
     return this.sign(payload, AGENT.typ, AGENT.audience, claims.agentId, claims, keyId, claims.tokenId);
   }
 
-  /**
-   * Deterministic for the same claims and key (HMAC, no random parts): the service issues a room's
-   * guest link again from the room's events when it sends the SMS, and it is the very link the
-   * token response gave.
-   */
-  signGuestToken(claims: GuestClaims, keyId: string): Promise<string> {
-    return this.sign({}, GUEST.typ, GUEST.audience, claims.roomId, claims, keyId, null);
-  }
-
   async verifyAgentToken(token: string, now: Date): Promise<AgentClaims> {
     const payload = await this.verify(token, AGENT, now);
     const { sub, jti, acc, room } = payload;
@@ -67,12 +50,6 @@ export class AgentTokens {
     return { tokenId: jti, agentId: sub, accountId: acc, roomId: room ?? null, ...times(payload) };
   }
 
-  async verifyGuestToken(token: string, now: Date): Promise<GuestClaims> {
-    const payload = await this.verify(token, GUEST, now);
-    if (typeof payload.sub !== 'string') throw new InvalidTokenError('the token lacks its claims');
-    return { roomId: payload.sub, ...times(payload) };
-  }
-
   private async sign(
     payload: JWTPayload,
     typ: string,
@@ -80,7 +57,7 @@ export class AgentTokens {
     subject: string,
     time: { issuedAt: Date; expiresAt: Date },
     keyId: string,
-    tokenId: string | null,
+    tokenId: string,
   ): Promise<string> {
     const key = this.keys.byId(keyId);
     if (!key) throw new Error(`signing key ${keyId} is not in AGENT_TOKEN_SIGNING_KEYS`);
@@ -90,8 +67,8 @@ export class AgentTokens {
       .setAudience(audience)
       .setSubject(subject)
       .setIssuedAt(seconds(time.issuedAt))
-      .setExpirationTime(seconds(time.expiresAt));
-    if (tokenId) jwt.setJti(tokenId);
+      .setExpirationTime(seconds(time.expiresAt))
+      .setJti(tokenId);
     return jwt.sign(key);
   }
 

@@ -137,7 +137,7 @@ export class CreateTokenHandler {
     };
     const authToken = await this.tokens.signAgentTokenWith(claims, issued.keyId);
     if (!room) return { auth_token: authToken };
-    return { auth_token: authToken, call_reference: room.callReference, guest_link: await this.links.linkFor(room) };
+    return { auth_token: authToken, call_reference: room.callReference, guest_link: this.links.linkFor(room) };
   }
 }
 
