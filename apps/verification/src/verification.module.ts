@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { EventStore } from '@seed/platform-event-store';
@@ -17,18 +17,21 @@ import { StartVerificationHandler } from './verifications/start-verification.han
 import { VerificationStore } from './verifications/verification-store';
 
 const PRUNE_EVERY_MS = 60_000;
+const RELAY_PRODUCER = Symbol('RELAY_PRODUCER');
+const SMS_PRODUCER = Symbol('SMS_PRODUCER');
 
 /**
  * Mobile verifications (Verify v2): decides generations and validations, sends each code's SMS
  * through sms-batch (a follower of the log), enforces the abuse limits, publishes its events.
  */
 @Module({})
-export class VerificationModule implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class VerificationModule implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private pruner: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly subscriptions: SubscriptionRegistry,
-    private readonly producer: MessageProducer,
+    @Inject(RELAY_PRODUCER) private readonly relayProducer: MessageProducer,
+    @Inject(SMS_PRODUCER) private readonly smsProducer: MessageProducer,
     private readonly bus: CommandBus,
     private readonly verifications: VerificationStore,
     private readonly limits: AbuseLimits,
@@ -54,11 +57,15 @@ export class VerificationModule implements OnModuleInit, OnApplicationBootstrap,
             }),
           inject: [ServiceSchema],
         },
+        // The SMS requests and the outbox relay get producers of their own: a producer has one
+        // request in flight at a time, and the command replies should not queue behind them.
+        { provide: SMS_PRODUCER, useFactory: (connection: KafkaConnection) => new MessageProducer(connection), inject: [KafkaConnection] },
+        { provide: RELAY_PRODUCER, useFactory: (connection: KafkaConnection) => new MessageProducer(connection), inject: [KafkaConnection] },
         {
           provide: CommandBus,
           useFactory: (connection: KafkaConnection, producer: MessageProducer) =>
             new CommandBus(connection, producer, logger, { replyTopic: VERIFICATION_REPLY_TOPIC, instanceId: randomUUID(), timeoutMs: config.VERIFY_SMS_TIMEOUT_MS }),
-          inject: [KafkaConnection, MessageProducer],
+          inject: [KafkaConnection, SMS_PRODUCER],
         },
       ],
     };
@@ -68,7 +75,7 @@ export class VerificationModule implements OnModuleInit, OnApplicationBootstrap,
   async onModuleInit(): Promise<void> {
     await this.bus.start();
     this.subscriptions.register(new VerificationSmsSender(this.verifications, this.bus, this.logger), { batchSize: 500 });
-    this.subscriptions.register(new OutboxRelay(this.producer, VERIFICATION_EVENT_TOPIC, toPublicVerificationEvent));
+    this.subscriptions.register(new OutboxRelay(this.relayProducer, VERIFICATION_EVENT_TOPIC, toPublicVerificationEvent));
   }
 
   onApplicationBootstrap(): void {
@@ -81,5 +88,10 @@ export class VerificationModule implements OnModuleInit, OnApplicationBootstrap,
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.pruner);
     await this.bus.stop();
+  }
+
+  // After every follower stopped (the registry stops them before shutdown).
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.relayProducer.disconnect(), this.smsProducer.disconnect()]);
   }
 }
