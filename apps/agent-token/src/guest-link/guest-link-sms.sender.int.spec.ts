@@ -146,6 +146,15 @@ describe('guest-link SMS follower against Postgres', () => {
     expect(await guestLinkEvents(roomId)).toHaveLength(1);
   });
 
+  it('sends the SMS of several joined rooms in one batch of the log, one each', async () => {
+    const rooms = await Promise.all(['+447911123460', '+447911123461', '+447911123462'].map((phone) => roomWithAgent(phone)));
+    await ds.transaction((tx) => sender.handle(rooms.map((r) => r.joined), tx));
+    for (const { roomId } of rooms) {
+      expect(smsBatch.received.filter((c) => c.data.clientBatchId === `agent-room-${roomId}-guest-link`)).toHaveLength(1);
+      expect(await guestLinkEvents(roomId)).toHaveLength(1);
+    }
+  });
+
   it('sends nothing for a room without a phone number', async () => {
     const before = smsBatch.received.length;
     const { roomId, joined } = await roomWithAgent(undefined);
