@@ -21,6 +21,13 @@ export class VerificationConfig extends PlatformConfig {
   @IsInt() @Min(1) @Max(10_000_000)
   VERIFY_MAX_PER_SUBACCOUNT_PER_MINUTE = 600;
 
+  /**
+   * A generation request older than this when its turn comes is not started (503): the gateway
+   * has answered it 503 already (keep it at the gateway's COMMAND_TIMEOUT_MS).
+   */
+  @IsInt() @Min(1000) @Max(300_000)
+  VERIFY_MAX_COMMAND_AGE_MS = 30_000;
+
   /** How long the SMS follower waits for sms-batch before trying the same SMS again. */
   @IsInt() @Min(100) @Max(300_000)
   VERIFY_SMS_TIMEOUT_MS = 30_000;

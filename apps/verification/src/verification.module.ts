@@ -13,7 +13,7 @@ import { VERIFICATION_REPLY_TOPIC, verificationService } from './verification.se
 import { CheckVerificationHandler } from './verifications/check-verification.handler';
 import { CodeSecrets } from './verifications/code-secrets';
 import { toPublicVerificationEvent } from './verifications/public-events';
-import { StartVerificationHandler } from './verifications/start-verification.handler';
+import { MAX_COMMAND_AGE_MS, StartVerificationHandler } from './verifications/start-verification.handler';
 import { VerificationStore } from './verifications/verification-store';
 
 const PRUNE_EVERY_MS = 60_000;
@@ -46,6 +46,7 @@ export class VerificationModule implements OnModuleInit, OnApplicationBootstrap,
       controllers: [StartVerificationHandler, CheckVerificationHandler],
       providers: [
         { provide: VerificationConfig, useValue: config },
+        { provide: MAX_COMMAND_AGE_MS, useValue: config.VERIFY_MAX_COMMAND_AGE_MS },
         { provide: CodeSecrets, useValue: new CodeSecrets(config.VERIFY_CODE_HASH_KEYS, config.MESSAGE_SEALING_KEYS) },
         { provide: VerificationStore, useFactory: (store: EventStore, schema: ServiceSchema) => new VerificationStore(store, schema.name), inject: [EventStore, ServiceSchema] },
         {

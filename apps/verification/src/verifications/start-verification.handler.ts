@@ -3,7 +3,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import type { CommandReply } from '@seed/contracts';
+import { ApiErrorCode, type CommandReply } from '@seed/contracts';
 import { ProcessedMessages, quoteSchema, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
@@ -26,6 +26,9 @@ import { VerificationStore } from './verification-store';
 
 const CONSUMER = 'start-verification';
 
+/** Provider token: VERIFY_MAX_COMMAND_AGE_MS. */
+export const MAX_COMMAND_AGE_MS = Symbol('MAX_COMMAND_AGE_MS');
+
 /**
  * A generation request: resends the number's waiting verification (same uid, same code) once its
  * resend interval has passed, or starts a new one (first request, the old one final or expired, or
@@ -45,12 +48,20 @@ export class StartVerificationHandler {
     private readonly limits: AbuseLimits,
     schema: ServiceSchema,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(MAX_COMMAND_AGE_MS) private readonly maxCommandAgeMs: number,
   ) {
     this.s = quoteSchema(schema.name);
   }
 
   @MessagePattern('StartVerification')
   async start(@Payload() command: StartVerificationCommand, @Ctx() context: CommandContext): Promise<CommandReply<VerificationView>> {
+    // A request that waited in the queue longer than the gateway waits for its answer has already
+    // been answered 503: starting it now would send a code nobody expects (and the client may be retrying).
+    const age = Date.now() - Date.parse(command.issuedAt);
+    if (age > this.maxCommandAgeMs) {
+      this.logger.warn({ commandId: command.commandId, ageMs: age }, 'generation request too old: not started');
+      return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
+    }
     const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context)));
     if (reply.ok) this.subscriptions.wakeAll();
     return reply;

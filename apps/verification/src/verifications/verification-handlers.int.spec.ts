@@ -51,7 +51,7 @@ beforeAll(async () => {
   const subscriptions = new SubscriptionRegistry(ds, store, logger);
   const secrets = new CodeSecrets(HASH_KEYS, SEALING_KEYS);
   const limits = new AbuseLimits(schema, { perDestinationPerHour: 5, perSubAccountPerMinute: 3 });
-  starter = new StartVerificationHandler(ds, verifications, processed, subscriptions, secrets, limits, new ServiceSchema(schema), logger);
+  starter = new StartVerificationHandler(ds, verifications, processed, subscriptions, secrets, limits, new ServiceSchema(schema), logger, 30_000);
   checker = new CheckVerificationHandler(ds, verifications, processed, subscriptions, secrets);
   // The per-sub-account limit of 3 a minute is tested with its own sub-account; the others use many.
 });
@@ -165,6 +165,15 @@ describe('verification handlers against PostgreSQL', () => {
     const msisdn = nextMsisdn();
     for (let i = 0; i < 5; i++) ok(await start({ subAccountId: freshSubAccount(), msisdn }));
     expect(await start({ subAccountId: freshSubAccount(), msisdn })).toMatchObject({ ok: false, failure: { status: 429, code: 1400 } });
+  });
+
+  it('does not start a generation request older than the gateway waits (503, nothing written)', async () => {
+    const msisdn = nextMsisdn();
+    const command = commandOf('StartVerification' as const, { accountId: 'acme', subAccountId: freshSubAccount(), msisdn });
+    const reply = await starter.start({ ...command, issuedAt: new Date(Date.now() - 31_000).toISOString() }, contextOf(command.commandId));
+    expect(reply).toMatchObject({ ok: false, failure: { status: 503, code: ApiErrorCode.InternalError } });
+    const count = await ds.query(`SELECT count(*)::int AS n FROM "${schema}".events WHERE data->>'msisdn' = $1`, [msisdn]);
+    expect(count[0].n).toBe(0);
   });
 
   it('publishes VerificationStarted without its hash and sealed text', async () => {
