@@ -47,10 +47,13 @@ describe('agent login, guest-link SMS and guest page', () => {
       const roomId = claims['room'] as string;
       const sent = await eventually(async () => (await db.events(`type = 'GuestLinkSent' AND data->>'roomId' = $1`, [roomId]))[0]);
       expect(sent.data).toMatchObject({ roomId, destination: phone, status: 'QUEUED' });
-      const queued = await ctx.db.query<{ text: string }>(`SELECT data->>'text' AS text FROM ${ctx.db.table('events')} WHERE type = 'MessageQueued' AND data->>'umid' = $1`, [
-        sent.data['umid'],
-      ]);
+      const queued = await ctx.db.query<{ text: string; client_batch_id: string; sub_account_id: string }>(
+        `SELECT data->>'text' AS text, data->>'clientBatchId' AS client_batch_id, data->>'subAccountId' AS sub_account_id
+           FROM ${ctx.db.table('events')} WHERE type = 'MessageQueued' AND data->>'umid' = $1`,
+        [sent.data['umid']],
+      );
       expect(queued).toHaveLength(1);
+      expect(queued[0]).toMatchObject({ client_batch_id: `guest-link-${roomId}`, sub_account_id: account.subAccountId });
       expect(queued[0]?.text).toMatch(/^Join your video call: http:\/\/127\.0\.0\.1:\d+\/guest\/\[guest-token\]$/);
       expect(queued[0]?.text).not.toContain(token.guest_link);
     });

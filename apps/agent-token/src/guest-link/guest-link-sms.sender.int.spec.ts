@@ -103,14 +103,14 @@ describe('guest-link SMS follower against Postgres', () => {
     await ds.transaction((tx) => sender.handle([joined], tx));
 
     const [command] = smsBatch.received.slice(-1);
-    expect(command?.data).toMatchObject({ accountId: 'acme', subAccountId: 'acme_hq', clientBatchId: `agent-room-${roomId}-guest-link`, includeMessagesInResponse: true });
+    expect(command?.data).toMatchObject({ accountId: 'acme', subAccountId: 'acme_hq', clientBatchId: `guest-link-${roomId}`, includeMessagesInResponse: true });
     const message = command?.data.messages[0];
     expect(message).toMatchObject({ destination: '+447911123456', text: 'Join your video call: https://rooms.example.test/guest/[guest-token]', source: 'Seed' });
     expect(wire.open(message?.sealedText as string)).toBe(`Join your video call: ${token.guest_link}`);
 
     const sent = await guestLinkEvents(roomId);
     expect(sent).toHaveLength(1);
-    expect(sent[0]?.data).toMatchObject({ roomId, umid: smsBatch.sent.get(`agent-room-${roomId}-guest-link`)?.messages?.[0]?.umid, status: 'QUEUED' });
+    expect(sent[0]?.data).toMatchObject({ roomId, umid: smsBatch.sent.get(`guest-link-${roomId}`)?.messages?.[0]?.umid, status: 'QUEUED' });
     expect(JSON.stringify(sent)).not.toContain(token.guest_link);
   });
 
@@ -126,15 +126,15 @@ describe('guest-link SMS follower against Postgres', () => {
     expect(await guestLinkEvents(roomId)).toHaveLength(0);
 
     await ds.transaction((tx) => sender.handle([joined], tx));
-    const sends = smsBatch.received.filter((c) => c.data.clientBatchId === `agent-room-${roomId}-guest-link`);
+    const sends = smsBatch.received.filter((c) => c.data.clientBatchId === `guest-link-${roomId}`);
     expect(sends).toHaveLength(2); // sms-batch answers the second with the first batch: one SMS
     const sent = await guestLinkEvents(roomId);
     expect(sent).toHaveLength(1);
-    expect((sent[0]?.data as { umid?: string } | undefined)?.umid).toBe(smsBatch.sent.get(`agent-room-${roomId}-guest-link`)?.messages?.[0]?.umid);
+    expect((sent[0]?.data as { umid?: string } | undefined)?.umid).toBe(smsBatch.sent.get(`guest-link-${roomId}`)?.messages?.[0]?.umid);
 
     // The same event delivered again after the commit sends nothing.
     await ds.transaction((tx) => sender.handle([joined], tx));
-    expect(smsBatch.received.filter((c) => c.data.clientBatchId === `agent-room-${roomId}-guest-link`)).toHaveLength(2);
+    expect(smsBatch.received.filter((c) => c.data.clientBatchId === `guest-link-${roomId}`)).toHaveLength(2);
   });
 
   it('throws when sms-batch does not accept, so that the event comes again; records nothing', async () => {
@@ -150,7 +150,7 @@ describe('guest-link SMS follower against Postgres', () => {
     const rooms = await Promise.all(['+447911123460', '+447911123461', '+447911123462'].map((phone) => roomWithAgent(phone)));
     await ds.transaction((tx) => sender.handle(rooms.map((r) => r.joined), tx));
     for (const { roomId } of rooms) {
-      expect(smsBatch.received.filter((c) => c.data.clientBatchId === `agent-room-${roomId}-guest-link`)).toHaveLength(1);
+      expect(smsBatch.received.filter((c) => c.data.clientBatchId === `guest-link-${roomId}`)).toHaveLength(1);
       expect(await guestLinkEvents(roomId)).toHaveLength(1);
     }
   });

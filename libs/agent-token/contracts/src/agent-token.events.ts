@@ -3,8 +3,8 @@ export const AGENT_TOKEN_EVENT_TOPIC = 'agent-token.events.v1';
 
 export const roomStreamId = (roomId: string): string => `agent-room-${roomId}`;
 
-/** sms-batch deduplicates by it, so a retried send of a room's guest link sends nothing twice. */
-export const guestLinkClientBatchId = (roomId: string): string => `agent-room-${roomId}-guest-link`;
+/** sms-batch deduplicates by it, so a retried send of a room's guest link sends nothing twice (47 characters: within the 50 of a clientBatchId). */
+export const guestLinkClientBatchId = (roomId: string): string => `guest-link-${roomId}`;
 
 /** A room created together with an auth_token. No token is in any event: only their ids. */
 export interface RoomCreatedV1 {
