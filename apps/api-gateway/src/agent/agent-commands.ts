@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
   AGENT_TOKEN_COMMAND_TOPIC,
@@ -30,9 +30,12 @@ export class AgentCommands {
     this.keys = parseKeyring(config.MESSAGE_SEALING_KEYS);
   }
 
-  /** Keyed by account: one account's rooms are created in order. */
+  /**
+   * Spread over every partition: two creations with one call_reference meet in agent-token's
+   * reservation table, so they need no ordering, and one busy account uses every partition.
+   */
   createToken(data: CreateAgentTokenData): Promise<AgentTokenResponse> {
-    return this.opened(this.commands.send<SealedReply, CreateAgentTokenData>(AGENT_TOKEN_COMMAND_TOPIC, data.accountId, 'CreateAgentToken', data));
+    return this.opened(this.commands.send<SealedReply, CreateAgentTokenData>(AGENT_TOKEN_COMMAND_TOPIC, randomUUID(), 'CreateAgentToken', data));
   }
 
   /** Keyed by a digest of the token: one token's logins queue on one partition. */
