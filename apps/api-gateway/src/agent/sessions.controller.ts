@@ -8,7 +8,7 @@ import { AgentCommands } from './agent-commands';
 /**
  * `POST /api/v1/sessions` with `Authorization: Bearer <auth_token>`: the agent logs in and learns
  * who it is and its room. The first login sends the guest link by SMS when the room has a phone
- * number. A body, if any, is ignored.
+ * number. No body is needed; one that is sent must be JSON (json-body.middleware) and is ignored.
  */
 @Controller('api/v1/sessions')
 export class SessionsController {
