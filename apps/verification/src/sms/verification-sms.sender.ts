@@ -5,7 +5,7 @@ import type { EventHandler, SqlExecutor, StoredEvent } from '@seed/platform-even
 import type { CommandBus } from '@seed/platform-kafka';
 import { SMS_BATCH_COMMAND_TOPIC, type BatchResponse, type SubmitBatchData } from '@seed/sms-batch-contracts';
 import type { VerificationResentV1, VerificationStartedV1 } from '@seed/verification-contracts';
-import { decideVerification, type VerificationState } from '@seed/verification-domain';
+import { decideVerification } from '@seed/verification-domain';
 import type { VerificationStore } from '../verifications/verification-store';
 
 /** sms-batch keeps the first answer per clientBatchId of a sub-account: a repeated send sends nothing new. */
@@ -48,20 +48,24 @@ export class VerificationSmsSender implements EventHandler {
     }
   }
 
-  /** The SMS of these events whose outcome is not recorded yet (after a crash, some may be). */
+  /**
+   * What to send for these events. A first SMS needs nothing but its event; a resend needs its
+   * verification's first event, and is skipped when its outcome is recorded already (after a
+   * crash). A first SMS sent again after a crash is answered by sms-batch from its clientBatchId.
+   */
   private async dueSends(events: readonly StoredEvent[], db: SqlExecutor) {
-    const sends = events.map((event) => {
-      const uid = (event.data as { uid: string }).uid;
-      const sendNumber = event.type === 'VerificationResent' ? (event.data as VerificationResentV1).sendNumber : 1;
-      return { event, uid, sendNumber };
-    });
-    const states = new Map<string, VerificationState>();
-    for (const uid of new Set(sends.map((s) => s.uid))) states.set(uid, (await this.verifications.load(db, uid)).state);
-    return sends.flatMap((send) => {
-      const state = states.get(send.uid);
-      if (!state || state.status === 'NEW' || state.smsRecorded.includes(send.sendNumber)) return [];
-      return [{ ...send, started: state.started }];
-    });
+    const sends: { event: StoredEvent; uid: string; sendNumber: number; started: VerificationStartedV1 }[] = [];
+    for (const event of events) {
+      if (event.type === 'VerificationStarted') {
+        const started = event.data as VerificationStartedV1;
+        sends.push({ event, uid: started.uid, sendNumber: 1, started });
+        continue;
+      }
+      const { uid, sendNumber } = event.data as VerificationResentV1;
+      const { state } = await this.verifications.load(db, uid);
+      if (state.status !== 'NEW' && !state.smsRecorded.includes(sendNumber)) sends.push({ event, uid, sendNumber, started: state.started });
+    }
+    return sends;
   }
 
   private async send(send: { event: StoredEvent; uid: string; sendNumber: number; started: VerificationStartedV1 }): Promise<Outcome> {

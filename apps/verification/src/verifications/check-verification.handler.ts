@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { CommandReply } from '@seed/contracts';
-import { ProcessedMessages, type SqlExecutor } from '@seed/platform-event-store';
+import type { SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { SubscriptionRegistry } from '@seed/platform-nest';
 import type { CheckVerificationCommand, CheckVerificationData, VerificationView } from '@seed/verification-contracts';
@@ -11,20 +11,18 @@ import { CodeSecrets } from './code-secrets';
 import { replyOf } from './command-failures';
 import { VerificationStore } from './verification-store';
 
-const CONSUMER = 'check-verification';
-
 /**
  * `GET /verify/v2/{subAccountId}/{uid}[?code=]`. Without a code it only reads the stream (nothing is
  * written, expiry is computed). With a code it decides under the stream's lock, so parallel
  * validations of one uid are decided one after the other: no attempt is counted twice and nothing
- * is verified after FAILED. A redelivered command gets its first answer.
+ * is verified after FAILED. A redelivered command is recognised by its id in the stream (the
+ * causation of the events it decided) and answered with the verification as it stands.
  */
 @Controller()
 export class CheckVerificationHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly verifications: VerificationStore,
-    private readonly processed: ProcessedMessages,
     private readonly subscriptions: SubscriptionRegistry,
     private readonly secrets: CodeSecrets,
   ) {}
@@ -41,8 +39,6 @@ export class CheckVerificationHandler {
   }
 
   private async decide(tx: SqlExecutor, command: CheckVerificationCommand, context: CommandContext): Promise<VerificationView> {
-    const done = await this.processed.find<VerificationView>(tx, CONSUMER, command.commandId);
-    if (done) return done.result;
     const { data } = command;
     const code = data.code;
     if (code === undefined) throw new Error('a check without a code is a read');
@@ -50,6 +46,8 @@ export class CheckVerificationHandler {
     const now = new Date();
     const loaded = await this.verifications.load(tx, data.uid);
     const state = ownedBy(data, loaded.state);
+    // A redelivered command (its events are the stream's, caused by its id) is not decided again.
+    if (loaded.causes.has(command.commandId)) return viewOf(state, now);
     const events = decideVerification({ type: 'CheckCode', codeLength: code.length, matches: this.secrets.matches(state.started, code), now }, state);
     await this.verifications.append(tx, data.uid, loaded.version, events, {
       correlationId: context.correlationId,
@@ -57,9 +55,7 @@ export class CheckVerificationHandler {
       traceparent: context.traceparent,
       occurredAt: now.toISOString(),
     });
-    const view = viewOf(events.reduce(evolveVerification, state as VerificationState) as Verification, now);
-    if (events.length > 0) await this.processed.record(tx, CONSUMER, command.commandId, view);
-    return view;
+    return viewOf(events.reduce(evolveVerification, state as VerificationState) as Verification, now);
   }
 }
 

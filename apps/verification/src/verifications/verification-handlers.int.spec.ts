@@ -52,7 +52,7 @@ beforeAll(async () => {
   const secrets = new CodeSecrets(HASH_KEYS, SEALING_KEYS);
   const limits = new AbuseLimits(schema, { perDestinationPerHour: 5, perSubAccountPerMinute: 3 });
   starter = new StartVerificationHandler(ds, verifications, processed, subscriptions, secrets, limits, new ServiceSchema(schema), logger, 30_000);
-  checker = new CheckVerificationHandler(ds, verifications, processed, subscriptions, secrets);
+  checker = new CheckVerificationHandler(ds, verifications, subscriptions, secrets);
   // The per-sub-account limit of 3 a minute is tested with its own sub-account; the others use many.
 });
 

@@ -5,6 +5,8 @@ import { verificationStreamId, type VerificationEvent } from '@seed/verification
 export interface LoadedVerification {
   state: VerificationState;
   version: number;
+  /** Ids of the commands (and events) that caused the stream's events: a redelivered command is in it. */
+  causes: ReadonlySet<string>;
 }
 
 /**
@@ -27,7 +29,11 @@ export class VerificationStore {
 
   async load(db: SqlExecutor, uid: string): Promise<LoadedVerification> {
     const events = await this.store.readStream(db, verificationStreamId(uid));
-    return { state: foldVerification(events as unknown as VerificationEvent[]), version: events.length };
+    return {
+      state: foldVerification(events as unknown as VerificationEvent[]),
+      version: events.length,
+      causes: new Set(events.flatMap((e) => (e.causationId ? [e.causationId] : []))),
+    };
   }
 
   async append(db: SqlExecutor, uid: string, expectedVersion: number, events: readonly VerificationEvent[], metadata: AppendMetadata): Promise<void> {
