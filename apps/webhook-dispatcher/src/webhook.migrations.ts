@@ -4,7 +4,8 @@ import type { Migration } from '@seed/platform-event-store';
  * State of the dispatcher besides its event log, written in the same transaction as the events
  * it follows from: `account_webhooks` (each account's default URL and sealed secrets, the fold of
  * its settings stream) and `deliveries` (each delivery's fold: the admin API's read model and the
- * sender's queue, claimed with leases so that a dispatcher that dies hands its deliveries back).
+ * sender's queue; a claim moves `next_attempt_at` forward by the lease, so a dispatcher that dies
+ * hands its deliveries back).
  */
 export const webhookMigrations: Migration[] = [
   {
@@ -31,6 +32,7 @@ export const webhookMigrations: Migration[] = [
          version integer NOT NULL,
          window_start timestamptz NOT NULL,
          next_attempt_at timestamptz NOT NULL,
+         -- when the current claim was taken (its lease runs until next_attempt_at); null when unclaimed
          lease_until timestamptz,
          last_status integer,
          last_error text,

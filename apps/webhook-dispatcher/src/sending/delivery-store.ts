@@ -72,11 +72,13 @@ export class DeliveryStore {
    * so one message's changes reach the endpoint in order. SKIP LOCKED lets replicas share the queue.
    */
   async claim(limit: number, leaseMs: number, excludedOrigins: readonly string[]): Promise<ClaimedDelivery[]> {
+    // The lease is the due time moved forward: a claimed row leaves the front of the due index, so
+    // the next claim does not scan past it, and comes back by itself if its holder dies.
     const result = await this.dataSource.query(
-      `UPDATE ${this.s}.deliveries d SET lease_until = now() + make_interval(secs => $2::double precision / 1000)
+      `UPDATE ${this.s}.deliveries d SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
         WHERE d.delivery_id IN (
           SELECT c.delivery_id FROM ${this.s}.deliveries c
-           WHERE c.state = 'pending' AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())
+           WHERE c.state = 'pending' AND c.next_attempt_at <= now()
              AND NOT (c.origin = ANY($3::text[]))
              AND NOT EXISTS (SELECT 1 FROM ${this.s}.deliveries p WHERE p.umid = c.umid AND p.state = 'pending' AND p.sequence < c.sequence)
            ORDER BY c.next_attempt_at
@@ -101,7 +103,7 @@ export class DeliveryStore {
   async release(items: readonly { deliveryId: string; dueAt: Date | null }[]): Promise<void> {
     if (items.length === 0) return;
     await this.dataSource.query(
-      `UPDATE ${this.s}.deliveries d SET lease_until = NULL, next_attempt_at = GREATEST(d.next_attempt_at, COALESCE(r.due_at, d.next_attempt_at))
+      `UPDATE ${this.s}.deliveries d SET lease_until = NULL, next_attempt_at = COALESCE(r.due_at, now())
          FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, due_at timestamptz)
         WHERE d.delivery_id = r.delivery_id AND d.state = 'pending'`,
       [JSON.stringify(items.map((i) => ({ delivery_id: i.deliveryId, due_at: i.dueAt?.toISOString() ?? null })))],
