@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export KAFKAJS_NO_PARTITIONER_WARNING=1
+# Webhooks to receivers on this machine (refused in production, where private addresses are).
+export WEBHOOK_ALLOWED_HOSTS="${WEBHOOK_ALLOWED_HOSTS-127.0.0.1,localhost,[::1]}"
 
 bash tools/scripts/ensure-deps.sh
 started_infra=no
