@@ -12,16 +12,20 @@ import { bodyOf, verifiesWith, WebhookReceiver, type ReceivedWebhook } from './s
 describe('delivery-status webhooks', () => {
   let receiver: WebhookReceiver;
   let other: WebhookReceiver;
+  let slow: WebhookReceiver;
   const ctx = useStarted(async () => {
     receiver = await WebhookReceiver.start();
     other = await WebhookReceiver.start();
+    slow = await WebhookReceiver.start();
     return startStack({
-      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
+      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port},127.0.0.1:${slow.port}`,
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_BASE_MS: '100',
       WEBHOOK_RETRY_MAX_DELAY_MS: '400',
       WEBHOOK_RETRY_MAX_AGE_MS: '4000',
-      WEBHOOK_BREAKER_FAILURES: '1000',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+      WEBHOOK_BREAKER_FAILURES: '5',
+      WEBHOOK_BREAKER_COOLDOWN_MS: '1500',
       SMSC_RECEIPT_DELAY_MS: '50',
     });
   });
@@ -36,6 +40,7 @@ describe('delivery-status webhooks', () => {
   afterAll(async () => {
     await receiver?.close();
     await other?.close();
+    await slow?.close();
   });
   beforeEach(() => receiver.behave({}));
 
@@ -126,6 +131,10 @@ describe('delivery-status webhooks', () => {
       expect(d.attempts).toBeGreaterThanOrEqual(1);
     }
     expect(dead[0]?.attempts).toBeGreaterThan(1);
+    // The breaker opened after 5 consecutive failures: the next request to the endpoint (a probe)
+    // came only after the 1.5 s cool-down.
+    const tries = receiver.received.filter((r) => r.path === '/dead');
+    if (tries.length > 5) expect((tries[5] as ReceivedWebhook).at - (tries[4] as ReceivedWebhook).at).toBeGreaterThanOrEqual(1400);
     expect(receiver.received.filter((r) => r.path === '/dead').map((r) => bodyOf(r).payload.status.state).indexOf('delivered')).toBeGreaterThan(
       dead[0]!.attempts - 1,
     );
@@ -142,6 +151,20 @@ describe('delivery-status webhooks', () => {
     expect((await deadLettersOf(ctx.stack, account.accountId)).filter((d) => d.umid === umid)).toEqual([]);
     const again = await webhookAdmin(ctx.stack, account.accountId).redrive(dead[0]?.deliveryId as string);
     await expectApiError(again, 404, 1300);
+  });
+
+  it('a hanging endpoint holds only its own deliveries: others arrive at once, it never gets more than its concurrency', async () => {
+    slow.behave({ hang: 1_000_000 });
+    await send(Array.from({ length: 40 }, (_, i) => ({ destination: `+${ukMobile(5000 + i)}`, dlrCallbackUrl: slow.url('/slow') })));
+    await eventually(async () => (slow.received.length >= 4 ? true : undefined), 30_000);
+    const batch = await send([{ destination: `+${ukMobile(++n)}` }]);
+    const umid = batch.messages?.[0]?.umid as string;
+    await eventually(async () => (acceptedStates(umid).length >= 2 ? true : undefined), 30_000);
+    for (const r of forUmid(umid, receiver.accepted())) {
+      expect(r.at - Date.parse(bodyOf(r).payload.status.timestamp)).toBeLessThan(3000);
+    }
+    expect(slow.accepted()).toEqual([]);
+    expect(slow.maxConcurrent).toBeLessThanOrEqual(4);
   });
 
   it('refuses targets on loopback (unless listed), link-local metadata, private and names resolving to them: no request, dead-lettered', async () => {

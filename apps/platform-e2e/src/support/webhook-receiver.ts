@@ -27,6 +27,9 @@ export class WebhookReceiver {
   private server: Server | undefined;
   private behaviour: Required<ReceiverBehaviour> = { fail: 0, failStatus: 503, hang: 0 };
   private readonly hanging: ServerResponse[] = [];
+  private open = 0;
+  /** Most requests in progress at once (received, not yet answered or dropped). */
+  maxConcurrent = 0;
   port = 0;
 
   static async start(port = 0): Promise<WebhookReceiver> {
@@ -50,6 +53,9 @@ export class WebhookReceiver {
 
   async listen(port = this.port): Promise<void> {
     const server = createServer((req, res) => {
+      this.open++;
+      this.maxConcurrent = Math.max(this.maxConcurrent, this.open);
+      res.once('close', () => this.open--);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
