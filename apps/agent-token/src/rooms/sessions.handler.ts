@@ -18,7 +18,7 @@ import { AgentTokens, InvalidTokenError, type AgentClaims } from '../tokens/agen
 import { GuestTokens } from '../tokens/guest-tokens';
 import { CallReferences } from './call-references';
 import { GuestLinks, guestLinkValidUntil } from './guest-links';
-import { RoomStore, withConflictRetry } from './room-store';
+import { RoomStore, withConflictRetry, type RoomDecision } from './room-store';
 
 const UNAUTHORIZED = { ok: false, failure: { status: 401, code: ApiErrorCode.Unauthorized, message: 'invalid or expired token' } } as const;
 
@@ -60,20 +60,7 @@ export class SessionsHandler {
     if (!roomId) return { ok: true, result: this.wire.reply({ agent, room: null } satisfies AgentSessionResponse) };
 
     try {
-      const decision = await withConflictRetry(() =>
-        this.dataSource.transaction(async (tx) => {
-          const decided = await this.rooms.execute(
-            tx,
-            roomId,
-            { type: 'LogIn', agentId: claims.agentId, tokenId: claims.tokenId, now: now.toISOString() },
-            { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() },
-          );
-          if (decided.after.status === 'joined' && decided.events.some((e) => e.type === 'AgentLoggedIn')) {
-            await this.callReferences.extend(tx, roomId, activeUntil(decided.after));
-          }
-          return decided;
-        }),
-      );
+      const decision = await this.logIn(roomId, claims, now, command, context);
       if (decision.events.length > 0) this.subscriptions.wakeAll();
       const state = decision.after;
       if (state.status === 'none') return UNAUTHORIZED;
@@ -96,6 +83,24 @@ export class SessionsHandler {
       }
       throw error;
     }
+  }
+
+  /** Decides the login; the first one also keeps the room's call_reference for as long as its token lives. */
+  private logIn(roomId: string, claims: AgentClaims, now: Date, command: StartAgentSessionCommand, context: CommandContext): Promise<RoomDecision> {
+    return withConflictRetry(() =>
+      this.dataSource.transaction(async (tx) => {
+        const decided = await this.rooms.execute(
+          tx,
+          roomId,
+          { type: 'LogIn', agentId: claims.agentId, tokenId: claims.tokenId, now: now.toISOString() },
+          { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() },
+        );
+        if (decided.after.status === 'joined' && decided.events.some((e) => e.type === 'AgentLoggedIn')) {
+          await this.callReferences.extend(tx, roomId, activeUntil(decided.after));
+        }
+        return decided;
+      }),
+    );
   }
 
   /** Reads only: a room past its expiry reads expired whether or not RoomExpired is recorded yet. */
