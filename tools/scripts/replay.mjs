@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const service = process.argv[2];
 if (!service || !existsSync(join(root, 'apps', service, 'src/replay.ts'))) {
-  console.error(`usage: npm run replay -- <service>   (services with read models: sms-batch)`);
+  console.error(`usage: npm run replay -- <service>   (services with read models: ${['sms-batch', 'verification', 'agent-token', 'webhook-dispatcher'].filter((s) => existsSync(join(root, 'apps', s, 'src/replay.ts'))).join(', ')})`);
   process.exit(2);
 }
 const result = spawnSync(process.execPath, [join(root, 'tools/scripts/run-dist.mjs'), `apps/${service}/src/replay`], { stdio: 'inherit' });

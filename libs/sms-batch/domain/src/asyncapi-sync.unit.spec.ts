@@ -349,7 +349,11 @@ describe('docs/asyncapi.json matches the code', () => {
   it('carries exactly the event types the decider produces, each as a message of that name', () => {
     expect(eventTypes).toEqual(sorted(ALL_TYPES));
     expect(sorted(channelMessages.map((m) => String(m['name'])))).toEqual(eventTypes);
-    const operations = Object.values(doc['operations'] as Record<string, Schema>);
+    // Other services' channels have operations of their own (checked by their own specs).
+    const operations = Object.values(doc['operations'] as Record<string, Schema>).filter(
+      (o) => (o['channel'] as Schema)['$ref'] === '#/channels/smsBatchEvents',
+    );
+    expect(operations).toHaveLength(1);
     const published = operations.flatMap((o) => (o['messages'] as Schema[]).map((m) => String(deref(m)['name'])));
     expect(sorted(published)).toEqual(eventTypes);
   });
