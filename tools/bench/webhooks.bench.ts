@@ -9,7 +9,8 @@
 // The bench starts a stack of its own from dist/ (own ports, topic and schema prefix, loopback
 // allowed for webhooks) and stops it at the end; with MESSAGING_URL and ADMIN_URL (and
 // KAFKA_TOPIC_PREFIX for `synthetic`) it uses a running `npm start` instead.
-// Settings: BENCH_SOURCE, BENCH_MESSAGES (5000), BENCH_RUNS (2), MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN.
+// Settings: BENCH_SOURCE, BENCH_MESSAGES (5000), BENCH_RUNS (2), BENCH_KEEP, MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN;
+// WEBHOOK_* variables are passed to the stack the bench starts.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -62,6 +63,7 @@ interface OwnStack {
   adminUrl: string;
   adminToken: string;
   topicPrefix: string;
+  pid: number | undefined;
   stop: () => Promise<void>;
 }
 
@@ -93,6 +95,8 @@ async function startOwnStack(): Promise<OwnStack> {
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     SMSC_RECEIPT_DELAY_MS: '0',
     STACK_LOG: join(root, `.local/bench-${name}.`),
+    // The dispatcher's settings given to the bench (e.g. WEBHOOK_ENDPOINT_CONCURRENCY) go to its stack.
+    ...Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('WEBHOOK_') && e[1] !== undefined)),
   };
   const child = spawn(process.execPath, [join(root, 'tools/scripts/stack.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
@@ -110,6 +114,7 @@ async function startOwnStack(): Promise<OwnStack> {
     adminUrl: `http://127.0.0.1:${base + 2}`,
     adminToken,
     topicPrefix: `${name}.`,
+    pid: child.pid,
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
@@ -129,10 +134,11 @@ async function json<T>(url: string, init?: RequestInit): Promise<T> {
   return (await res.json()) as T;
 }
 
-function cpuSecondsOf(pattern: string): number {
+/** CPU seconds of the processes matching `pattern` (children of `parent` when given: other stacks may run too). */
+function cpuSecondsOf(pattern: string, parent?: number): number {
   let pids: string[] = [];
   try {
-    pids = execFileSync('pgrep', ['-f', pattern]).toString().trim().split('\n').filter(Boolean);
+    pids = execFileSync('pgrep', [...(parent ? ['-P', String(parent)] : []), '-f', pattern]).toString().trim().split('\n').filter(Boolean);
   } catch {
     return 0;
   }
@@ -207,7 +213,7 @@ async function main(): Promise<void> {
     const runOnce = async (count: number, label: string) => {
       receiver.receipts.length = 0;
       const expected = count * 2;
-      const cpuBefore = cpuSecondsOf('dist/apps/webhook-dispatcher/src/main.js');
+      const cpuBefore = cpuSecondsOf('dist/apps/webhook-dispatcher/src/main.js', own?.pid);
       const started = Date.now();
       if (source === 'synthetic') {
         await syntheticEvents(producer, accountId, subAccountId, count);
@@ -225,7 +231,7 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 20));
         if (receiver.receipts.length > seen) [seen, lastProgress] = [receiver.receipts.length, Date.now()];
       }
-      const cpu = cpuSecondsOf('dist/apps/webhook-dispatcher/src/main.js') - cpuBefore;
+      const cpu = cpuSecondsOf('dist/apps/webhook-dispatcher/src/main.js', own?.pid) - cpuBefore;
       const receipts = [...receiver.receipts];
       const first = Math.min(...receipts.map((r) => r.at));
       const last = Math.max(...receipts.map((r) => r.at));

@@ -46,7 +46,9 @@ export class DeliveryIntake {
     if (todo.length === 0) return 0;
 
     const accountIds = [...new Set(todo.map((c) => c.change.accountId))].sort();
-    const accounts = await this.accounts.load(db, accountIds);
+    // Read without a lock, so that intake transactions of several partitions run side by side;
+    // only an account that needs its first secret is locked (and read again) below.
+    const accounts = await this.accounts.load(db, accountIds, false);
     const at = now.toISOString();
     const scheduled: DeliveryScheduledV1[] = [];
     const needSecret = new Set<string>();
@@ -70,8 +72,10 @@ export class DeliveryIntake {
         scheduledAt: at,
       });
     }
-    for (const accountId of needSecret) {
-      const loaded = accounts.get(accountId);
+    const withoutSecret = [...needSecret].filter((id) => accounts.get(id)?.state.sealedSecret === null).sort();
+    const locked = withoutSecret.length > 0 ? await this.accounts.load(db, withoutSecret, true) : new Map();
+    for (const accountId of withoutSecret) {
+      const loaded = locked.get(accountId);
       if (!loaded || loaded.state.sealedSecret !== null) continue;
       const events = decideAccountWebhook({ type: 'EnsureSecret', accountId, newSealedSecret: this.sealer.seal(newSigningSecret()), at }, loaded.state);
       await this.accounts.apply(db, accountId, loaded, events, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });

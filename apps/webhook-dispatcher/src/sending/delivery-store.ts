@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EventStore, quoteSchema, rowsOf, type AppendMetadata, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
+import { affectedRows, EventStore, quoteSchema, rowsOf, type AppendMetadata, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import type { DeadLetterView } from '@seed/webhook-dispatcher-contracts';
 import {
@@ -56,14 +56,71 @@ export class DeliveryStore {
       deliveries.map((d) => ({ streamId: deliveryStreamId(d.deliveryId), expectedVersion: 0, events: decideDelivery({ type: 'Schedule', delivery: d }, { status: 'none', attempts: 0, windowStart: null }) })),
       meta,
     );
+    const blocked = await this.blockedBehindEarlier(db, deliveries);
     await db.query(
       `INSERT INTO ${this.s}.deliveries (delivery_id, account_id, umid, sequence, url, origin, body, state, attempts, version,
                                          window_start, next_attempt_at, created_at)
-       SELECT delivery_id, account_id, umid, sequence, url, origin, body, 'pending', 0, 1, scheduled_at, scheduled_at, scheduled_at
+       SELECT delivery_id, account_id, umid, sequence, url, origin, body, 'pending', 0, 1, scheduled_at,
+              CASE WHEN blocked THEN 'infinity'::timestamptz ELSE scheduled_at END, scheduled_at
          FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, account_id text, umid text, sequence int, url text, origin text,
-              body text, scheduled_at timestamptz)`,
-      [JSON.stringify(deliveries.map((d) => ({ ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin: originOf(d.url), scheduled_at: d.scheduledAt })))],
+              body text, scheduled_at timestamptz, blocked boolean)`,
+      [
+        JSON.stringify(
+          deliveries.map((d) => ({
+            ...d,
+            delivery_id: d.deliveryId,
+            account_id: d.accountId,
+            origin: originOf(d.url),
+            scheduled_at: d.scheduledAt,
+            blocked: blocked.has(d.deliveryId),
+          })),
+        ),
+      ],
     );
+  }
+
+  /**
+   * New deliveries that must wait for an earlier change of their message (in the same batch or
+   * still pending): they are stored due at 'infinity', out of the way of every claim, until that
+   * earlier one ends. Locking the pending earlier rows orders this against the transaction that
+   * ends them (which releases the next): whichever commits second sees the other's rows.
+   */
+  private async blockedBehindEarlier(db: SqlExecutor, deliveries: readonly DeliveryScheduledV1[]): Promise<Set<string>> {
+    const earliest = new Map<string, number>();
+    const rows: { umid: string; sequence: number }[] = await db.query(
+      `SELECT umid, sequence FROM ${this.s}.deliveries WHERE umid = ANY($1::text[]) AND state = 'pending' ORDER BY delivery_id FOR UPDATE`,
+      [[...new Set(deliveries.map((d) => d.umid))]],
+    );
+    for (const r of rows) earliest.set(r.umid, Math.min(earliest.get(r.umid) ?? Infinity, r.sequence));
+    const blocked = new Set<string>();
+    for (const d of [...deliveries].sort((a, b) => a.sequence - b.sequence)) {
+      const before = earliest.get(d.umid);
+      if (before !== undefined && before < d.sequence) blocked.add(d.deliveryId);
+      earliest.set(d.umid, Math.min(before ?? Infinity, d.sequence));
+    }
+    return blocked;
+  }
+
+  /** Makes the earliest pending delivery of each message due, if it waited behind one that ended. */
+  private async releaseNext(db: SqlExecutor, umids: readonly string[]): Promise<void> {
+    if (umids.length === 0) return;
+    await db.query(
+      `UPDATE ${this.s}.deliveries SET next_attempt_at = now()
+        WHERE next_attempt_at = 'infinity' AND delivery_id IN (
+          SELECT DISTINCT ON (umid) delivery_id FROM ${this.s}.deliveries
+           WHERE umid = ANY($1::text[]) AND state = 'pending' ORDER BY umid, sequence)`,
+      [umids],
+    );
+  }
+
+  /** Safety net: waiting deliveries whose earlier ones all ended (should releaseNext ever miss one). */
+  async releaseStranded(): Promise<number> {
+    const result = await this.dataSource.query(
+      `UPDATE ${this.s}.deliveries c SET next_attempt_at = now()
+        WHERE c.state = 'pending' AND c.next_attempt_at = 'infinity'
+          AND NOT EXISTS (SELECT 1 FROM ${this.s}.deliveries p WHERE p.umid = c.umid AND p.state = 'pending' AND p.sequence < c.sequence)`,
+    );
+    return affectedRows(result);
   }
 
   /**
@@ -149,6 +206,11 @@ export class DeliveryStore {
           WHERE d.delivery_id = f.delivery_id`,
         [JSON.stringify(folds)],
       );
+      const ended = folds.filter((f) => f.state !== 'pending').map((f) => f.delivery_id);
+      if (ended.length > 0) {
+        const umids: { umid: string }[] = await tx.query(`SELECT DISTINCT umid FROM ${this.s}.deliveries WHERE delivery_id = ANY($1::uuid[])`, [ended]);
+        await this.releaseNext(tx, umids.map((u) => u.umid));
+      }
       return folds.map((f) => f.delivery_id);
     });
   }

@@ -31,6 +31,8 @@ export interface SenderOptions {
 /** The clear signing secrets of an account valid now (current first), or [] when it has none. */
 export type SecretsOf = (accountIds: readonly string[]) => Promise<Map<string, string[]>>;
 
+const STRANDED_SWEEP_MS = 10_000;
+
 interface Endpoint {
   inFlight: number;
   waiting: ClaimedDelivery[];
@@ -92,9 +94,15 @@ export class WebhookSender {
   }
 
   private async run(): Promise<void> {
+    let lastSweep = Date.now();
     while (this.running) {
       let claimed = 0;
       try {
+        if (Date.now() - lastSweep > STRANDED_SWEEP_MS) {
+          lastSweep = Date.now();
+          const released = await this.store.releaseStranded();
+          if (released > 0) this.logger.warn({ released }, 'deliveries waiting behind ended ones released by the sweep');
+        }
         claimed = await this.claimRound();
       } catch (error) {
         this.logger.error({ err: error }, 'claiming deliveries failed; retrying');
