@@ -62,8 +62,19 @@ export class WebhookDispatcherConfig extends PlatformConfig {
   @IsInt() @Min(10) @Max(3_600_000)
   WEBHOOK_BREAKER_COOLDOWN_MS = 30_000;
 
-  /** How long a claim holds a delivery; a dispatcher that dies gives its deliveries back after this. */
+  /**
+   * How long a claim holds a delivery; a dispatcher that dies gives its deliveries back after this.
+   * It must leave room for a whole request: a delivery is not started once its lease has less than
+   * the timeout and a second left (so two dispatchers never send it at once).
+   */
   @IsInt() @Min(1000) @Max(3_600_000)
+  @ValidateBy({
+    name: 'leaseExceedsTimeout',
+    validator: {
+      validate: (value: unknown, args) => typeof value === 'number' && value >= (args?.object as WebhookDispatcherConfig).WEBHOOK_TIMEOUT_MS + 2000,
+      defaultMessage: () => 'WEBHOOK_LEASE_MS must be at least WEBHOOK_TIMEOUT_MS + 2000',
+    },
+  })
   WEBHOOK_LEASE_MS = 60_000;
 
   /** Pause between looks for due deliveries when there is nothing to do (new work wakes it at once). */
