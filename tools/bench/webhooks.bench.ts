@@ -95,6 +95,7 @@ async function startOwnStack(): Promise<OwnStack> {
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     SMSC_RECEIPT_DELAY_MS: '0',
     STACK_LOG: join(root, `.local/bench-${name}.`),
+    ...(env['STACK_NODE_FLAGS'] ? { STACK_NODE_FLAGS: env['STACK_NODE_FLAGS'] } : {}),
     // The dispatcher's settings given to the bench (e.g. WEBHOOK_ENDPOINT_CONCURRENCY) go to its stack.
     ...Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('WEBHOOK_') && e[1] !== undefined)),
   };

@@ -175,7 +175,7 @@ export class DeliveryStore {
     if (commands.length === 0) return [];
     return this.dataSource.transaction(async (tx) => {
       const rows: StateRow[] = await tx.query(
-        `SELECT delivery_id, state, attempts, version, window_start FROM ${this.s}.deliveries
+        `SELECT delivery_id, umid, state, attempts, version, window_start FROM ${this.s}.deliveries
           WHERE delivery_id = ANY($1::uuid[]) AND ($2::text IS NULL OR account_id = $2) ORDER BY delivery_id FOR UPDATE`,
         [[...new Set(commands.map((c) => c.deliveryId))], filter.accountId ?? null],
       );
@@ -206,11 +206,9 @@ export class DeliveryStore {
           WHERE d.delivery_id = f.delivery_id`,
         [JSON.stringify(folds)],
       );
-      const ended = folds.filter((f) => f.state !== 'pending').map((f) => f.delivery_id);
-      if (ended.length > 0) {
-        const umids: { umid: string }[] = await tx.query(`SELECT DISTINCT umid FROM ${this.s}.deliveries WHERE delivery_id = ANY($1::uuid[])`, [ended]);
-        await this.releaseNext(tx, umids.map((u) => u.umid));
-      }
+      // The next change of each message whose delivery ended may go now.
+      const ended = folds.filter((f) => f.state !== 'pending').map((f) => byId.get(f.delivery_id)?.umid as string);
+      await this.releaseNext(tx, [...new Set(ended)]);
       return folds.map((f) => f.delivery_id);
     });
   }
@@ -246,6 +244,7 @@ export class DeliveryStore {
 
 interface StateRow {
   delivery_id: string;
+  umid: string;
   state: 'pending' | 'delivered' | 'dead';
   attempts: number;
   version: number;
