@@ -2,7 +2,7 @@ import { AGENT_TOKEN_COMMAND_TOPIC } from '@seed/agent-token-contracts';
 import { commandTopic, replyTopic } from '@seed/platform-kafka';
 import type { ServiceDefinition } from '@seed/platform-nest';
 import { SMS_BATCH_COMMAND_TOPIC } from '@seed/sms-batch-contracts';
-import { VERIFICATION_COMMAND_TOPIC } from '@seed/verification-contracts';
+import { VERIFICATION_COMMAND_PARTITIONS, VERIFICATION_COMMAND_TOPIC } from '@seed/verification-contracts';
 import { accountsMigrations } from './accounts/accounts.migrations';
 
 export const GATEWAY_REPLY_TOPIC = 'api-gateway.replies.v1';
@@ -11,5 +11,5 @@ export const gatewayService: ServiceDefinition = {
   name: 'api-gateway',
   schema: 'api_gateway',
   migrations: accountsMigrations,
-  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), commandTopic(AGENT_TOKEN_COMMAND_TOPIC), commandTopic(VERIFICATION_COMMAND_TOPIC), replyTopic(GATEWAY_REPLY_TOPIC)],
+  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), commandTopic(AGENT_TOKEN_COMMAND_TOPIC), { ...commandTopic(VERIFICATION_COMMAND_TOPIC), partitions: VERIFICATION_COMMAND_PARTITIONS }, replyTopic(GATEWAY_REPLY_TOPIC)],
 };

@@ -5,6 +5,9 @@ import { IsKeyring } from '@seed/platform-secrets';
 export class VerificationConfig extends PlatformConfig {
   override HEALTH_PORT = 3120;
 
+  /** Up to 12 commands at once plus the log followers (DATABASE_POOL_SIZE, when set, still rules). */
+  override DATABASE_POOL_SIZE = 16;
+
   /** Seals the SMS text (it holds the code) for sms-batch; the same keyring sms-batch opens with. */
   @IsKeyring()
   MESSAGE_SEALING_KEYS = '';
@@ -27,6 +30,13 @@ export class VerificationConfig extends PlatformConfig {
    */
   @IsInt() @Min(1000) @Max(300_000)
   VERIFY_MAX_COMMAND_AGE_MS = 30_000;
+
+  /**
+   * Consumers of the command topic in this process, each handling up to 3 partitions at once: with
+   * the topic's 12 partitions, 4 decide up to 12 commands at a time.
+   */
+  @IsInt() @Min(1) @Max(12)
+  VERIFY_COMMAND_CONSUMERS = 4;
 
   /** How long the SMS follower waits for sms-batch before trying the same SMS again. */
   @IsInt() @Min(100) @Max(300_000)

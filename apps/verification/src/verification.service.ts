@@ -1,7 +1,7 @@
 import { commandTopic, deadLetterTopic, eventTopic, replyTopic } from '@seed/platform-kafka';
 import type { ServiceDefinition } from '@seed/platform-nest';
 import { SMS_BATCH_COMMAND_TOPIC } from '@seed/sms-batch-contracts';
-import { VERIFICATION_COMMAND_TOPIC, VERIFICATION_EVENT_TOPIC } from '@seed/verification-contracts';
+import { VERIFICATION_COMMAND_PARTITIONS, VERIFICATION_COMMAND_TOPIC, VERIFICATION_EVENT_TOPIC } from '@seed/verification-contracts';
 import { verificationMigrations } from './verification.migrations';
 
 /** Where sms-batch answers the SMS commands of this service. */
@@ -12,7 +12,7 @@ export const verificationService: ServiceDefinition = {
   schema: 'verification',
   migrations: verificationMigrations,
   topics: [
-    commandTopic(VERIFICATION_COMMAND_TOPIC),
+    { ...commandTopic(VERIFICATION_COMMAND_TOPIC), partitions: VERIFICATION_COMMAND_PARTITIONS },
     deadLetterTopic(VERIFICATION_COMMAND_TOPIC),
     eventTopic(VERIFICATION_EVENT_TOPIC),
     commandTopic(SMS_BATCH_COMMAND_TOPIC),

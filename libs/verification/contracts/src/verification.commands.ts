@@ -4,6 +4,12 @@ import type { CommandMessage } from '@seed/contracts';
 export const VERIFICATION_COMMAND_TOPIC = 'verification.commands.v1';
 
 /**
+ * Partitions of the command topic. Each partition's commands are handled one at a time, so this
+ * bounds how many verification commands are decided at once (one per key still in order).
+ */
+export const VERIFICATION_COMMAND_PARTITIONS = 12;
+
+/**
  * Key of a generation command: one sub-account's generations for one number go to one partition
  * and are decided one after the other.
  */
