@@ -86,8 +86,16 @@ export class VerificationSmsSender implements EventHandler {
     };
     const command: CommandMessage<SubmitBatchData> = { commandId: randomUUID(), type: 'SubmitBatch', issuedAt: new Date().toISOString(), data };
     const reply = await this.bus.request<BatchResponse>(SMS_BATCH_COMMAND_TOPIC, started.subAccountId, command, send.event.correlationId, send.event.traceparent);
-    // sms-batch unavailable or refusing the request: throwing rolls back and the same events come again.
-    if (!reply.ok) throw new Error(`verification SMS ${send.uid}/${send.sendNumber} not accepted: ${reply.failure.status} ${reply.failure.message}`);
+    if (!reply.ok) {
+      // A refusal of the request itself (4xx) comes back the same however often it is sent: record
+      // it, so the SMS behind it are not held up. Unavailable (5xx): throwing rolls back, and the
+      // same events come again.
+      if (reply.failure.status >= 400 && reply.failure.status < 500) {
+        this.logger.error({ uid: send.uid, sendNumber: send.sendNumber, failure: reply.failure }, 'verification SMS refused by sms-batch');
+        return { description: reply.failure.message };
+      }
+      throw new Error(`verification SMS ${send.uid}/${send.sendNumber} not accepted: ${reply.failure.status} ${reply.failure.message}`);
+    }
     const message = reply.result.messages?.[0];
     if (!message) throw new Error(`sms-batch answered the verification SMS ${send.uid}/${send.sendNumber} without its message`);
     if (message.status.code === 'REJECTED') {
