@@ -27,6 +27,10 @@ export class WebhookDispatcherConfig extends PlatformConfig {
   @IsKeyring()
   WEBHOOK_SECRET_SEALING_KEYS = '';
 
+  /** The keyring the services share for what crosses Kafka sealed: here the secrets in answers to the gateway. */
+  @IsKeyring()
+  MESSAGE_SEALING_KEYS = '';
+
   /** Exceptions to the address check: `host[:port]` as written in callback URLs (e.g. `127.0.0.1,hooks.internal:8443`). */
   @IsString() @IsAllowedHosts()
   WEBHOOK_ALLOWED_HOSTS = '';

@@ -6,6 +6,7 @@ const base = {
   DATABASE_URL: 'postgres://u:p@localhost:5432/db',
   KAFKA_BROKERS: 'localhost:9092',
   WEBHOOK_SECRET_SEALING_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+  MESSAGE_SEALING_KEYS: `m1:${Buffer.alloc(32, 2).toString('base64')}`,
 };
 
 describe('webhook dispatcher configuration', () => {
@@ -26,8 +27,9 @@ describe('webhook dispatcher configuration', () => {
     });
   });
 
-  it('refuses a missing sealing keyring, a malformed allow-list and a lease shorter than a request', () => {
+  it('refuses a missing keyring, a malformed allow-list and a lease shorter than a request', () => {
     expect(() => loadConfig(WebhookDispatcherConfig, { ...base, WEBHOOK_SECRET_SEALING_KEYS: '' })).toThrow(/WEBHOOK_SECRET_SEALING_KEYS/);
+    expect(() => loadConfig(WebhookDispatcherConfig, { ...base, MESSAGE_SEALING_KEYS: '' })).toThrow(/MESSAGE_SEALING_KEYS/);
     expect(() => loadConfig(WebhookDispatcherConfig, { ...base, WEBHOOK_ALLOWED_HOSTS: 'a:b:c' })).toThrow(/WEBHOOK_ALLOWED_HOSTS/);
     expect(() => loadConfig(WebhookDispatcherConfig, { ...base, WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_LEASE_MS: '11000' })).toThrow(/WEBHOOK_LEASE_MS/);
     expect(loadConfig(WebhookDispatcherConfig, { ...base, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,[::1]:8080' }).WEBHOOK_ALLOWED_HOSTS).toBe('127.0.0.1,[::1]:8080');

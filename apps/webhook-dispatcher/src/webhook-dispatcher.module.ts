@@ -16,7 +16,7 @@ import { WebhookHttpClient } from './sending/webhook-http-client';
 import { WebhookSender } from './sending/webhook-sender';
 import type { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 import { webhookMigrations } from './webhook.migrations';
-import { WEBHOOK_OPTIONS } from './webhook-options';
+import { TRANSIT_SEALER, WEBHOOK_OPTIONS } from './webhook-options';
 
 export const webhookDispatcherService: ServiceDefinition = {
   name: 'webhook-dispatcher',
@@ -51,6 +51,7 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
       controllers: [WebhookCommandsHandler],
       providers: [
         { provide: SecretSealer, useValue: sealer },
+        { provide: TRANSIT_SEALER, useValue: new SecretSealer(parseKeyring(config.MESSAGE_SEALING_KEYS)) },
         { provide: WEBHOOK_OPTIONS, useValue: { secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS } },
         AccountWebhooksStore,
         DeliveryStore,

@@ -4,3 +4,6 @@ export const WEBHOOK_OPTIONS = Symbol('WEBHOOK_OPTIONS');
 export interface WebhookOptions {
   secretOverlapMs: number;
 }
+
+/** Seals what crosses Kafka to the gateway (the shared MESSAGE_SEALING_KEYS). */
+export const TRANSIT_SEALER = Symbol('TRANSIT_SEALER');

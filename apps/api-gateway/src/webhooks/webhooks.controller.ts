@@ -11,9 +11,11 @@ import {
   type RotateSecretResult,
   type SetAccountWebhookData,
 } from '@seed/webhook-dispatcher-contracts';
+import { openSealedText, parseKeyring, type Keyring } from '@seed/platform-secrets';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AdminTokenGuard } from '../admin/admin-token.guard';
 import { CommandClient } from '../commands/command-client';
+import { GatewayConfig } from '../gateway.config';
 import { ApiError } from '../http/api-error';
 import { validateBody } from '../http/validate-body';
 import { SetWebhookDto } from './webhooks.dto';
@@ -28,10 +30,16 @@ const DELIVERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 @Controller('admin/v1/accounts/:accountId/webhooks')
 @UseGuards(AdminTokenGuard)
 export class WebhooksController {
+  /** Opens the signing secret the dispatcher sends sealed (it never crosses Kafka in clear). */
+  private readonly transitKeys: Keyring;
+
   constructor(
     private readonly accounts: AccountsRepository,
     private readonly commands: CommandClient,
-  ) {}
+    config: GatewayConfig,
+  ) {
+    this.transitKeys = parseKeyring(config.MESSAGE_SEALING_KEYS);
+  }
 
   @Put()
   async setDefault(@Param('accountId') accountId: string, @Body() body: unknown): Promise<{ dlrCallbackUrl: string | null; signingSecret: string }> {
@@ -40,7 +48,7 @@ export class WebhooksController {
     if (problem) throw ApiError.badRequest(problem);
     await this.requireAccount(accountId);
     const result = await this.send<AccountWebhookResult, SetAccountWebhookData>(accountId, 'SetAccountWebhook', { accountId, dlrCallbackUrl });
-    return { dlrCallbackUrl: result.dlrCallbackUrl, signingSecret: result.signingSecret };
+    return { dlrCallbackUrl: result.dlrCallbackUrl, signingSecret: openSealedText(this.transitKeys, result.sealedSigningSecret) };
   }
 
   @Post('rotate-secret')
@@ -48,7 +56,7 @@ export class WebhooksController {
   async rotate(@Param('accountId') accountId: string): Promise<{ signingSecret: string; previousSecretValidUntil: string | null }> {
     await this.requireAccount(accountId);
     const result = await this.send<RotateSecretResult, RotateSecretData>(accountId, 'RotateWebhookSecret', { accountId });
-    return { signingSecret: result.signingSecret, previousSecretValidUntil: result.previousSecretValidUntil };
+    return { signingSecret: openSealedText(this.transitKeys, result.sealedSigningSecret), previousSecretValidUntil: result.previousSecretValidUntil };
   }
 
   @Get('dead-letters')

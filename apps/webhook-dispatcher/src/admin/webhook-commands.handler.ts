@@ -17,7 +17,7 @@ import type {
 import { callbackUrlProblem, decideAccountWebhook, type AccountWebhookState } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, newSigningSecret, SecretSealer } from '../accounts/account-webhooks.store';
 import { DeliveryStore } from '../sending/delivery-store';
-import { WEBHOOK_OPTIONS, type WebhookOptions } from '../webhook-options';
+import { TRANSIT_SEALER, WEBHOOK_OPTIONS, type WebhookOptions } from '../webhook-options';
 import { WebhookSender } from '../sending/webhook-sender';
 
 const CONSUMER = 'webhook-commands';
@@ -27,9 +27,9 @@ const badRequest = (message: string) => ({ ok: false as const, failure: { status
 const notFound = (message: string) => ({ ok: false as const, failure: { status: 404, code: ApiErrorCode.NotFound, message } });
 
 /**
- * The admin API's webhook operations. Set and rotate answer the secret in clear once; their
- * processed-command record keeps the answer sealed, so a redelivered command answers the same
- * secret without ever storing it readable.
+ * The admin API's webhook operations. Set and rotate answer the secret once, sealed for the
+ * gateway; their processed-command record keeps the answer sealed too, so a redelivered command
+ * answers the same secret without ever storing it readable.
  */
 @Controller()
 export class WebhookCommandsHandler {
@@ -41,6 +41,7 @@ export class WebhookCommandsHandler {
     private readonly sealer: SecretSealer,
     private readonly sender: WebhookSender,
     @Inject(WEBHOOK_OPTIONS) private readonly options: WebhookOptions,
+    @Inject(TRANSIT_SEALER) private readonly transit: SecretSealer,
   ) {}
 
   @MessagePattern('SetAccountWebhook')
@@ -126,7 +127,8 @@ export class WebhookCommandsHandler {
     const result: AccountWebhookResult & { previousSecretValidUntil: string | null } = {
       accountId,
       dlrCallbackUrl: state.dlrCallbackUrl,
-      signingSecret: this.sealer.open(state.sealedSecret as string),
+      // At rest the secret is sealed with WEBHOOK_SECRET_SEALING_KEYS; on its way to the gateway with the shared transit keys.
+      sealedSigningSecret: this.transit.seal(this.sealer.open(state.sealedSecret as string)),
       previousSecretValidUntil: state.previousValidUntil,
     };
     await this.processed.record(tx, CONSUMER, command.commandId, { sealed: this.sealer.seal(JSON.stringify(result)) });

@@ -151,7 +151,8 @@ export class WebhookSender {
   /** Starts waiting deliveries of one endpoint while it has room and its breaker lets them pass. */
   private pump(origin: string): void {
     const endpoint = this.endpoint(origin);
-    while (endpoint.waiting.length > 0 && endpoint.inFlight < this.options.endpointConcurrency) {
+    // Stopping: what still waits is handed back by stop().
+    while (this.running && endpoint.waiting.length > 0 && endpoint.inFlight < this.options.endpointConcurrency) {
       const now = Date.now();
       const until = blockedUntil(endpoint.breaker, now);
       if (until !== null) {
@@ -177,6 +178,10 @@ export class WebhookSender {
         this.outcomes.push({ delivery, outcome, at: new Date().toISOString() });
         this.flushPause.wake();
         this.pump(origin);
+        // An endpoint with nothing held and a closed breaker is forgotten (origins come and go).
+        if (endpoint.inFlight === 0 && endpoint.waiting.length === 0 && endpoint.breaker.mode === 'closed' && endpoint.breaker.failures === 0) {
+          this.endpoints.delete(origin);
+        }
         // Claim again only when a good part of the room is free: one claim per completion would
         // cost a query per webhook.
         if (this.held <= this.options.maxHeld / 2) this.pause.wake();

@@ -12,8 +12,12 @@ export interface SetAccountWebhookData {
 export interface AccountWebhookResult {
   accountId: string;
   dlrCallbackUrl: string | null;
-  /** The account's current signing secret, in clear: shown only in this answer. */
-  signingSecret: string;
+  /**
+   * The account's current signing secret, sealed with the shared MESSAGE_SEALING_KEYS
+   * (`@seed/platform-secrets`) so that it never crosses Kafka in clear; the gateway opens it and
+   * shows it once, in its answer.
+   */
+  sealedSigningSecret: string;
 }
 
 export interface RotateSecretData {
