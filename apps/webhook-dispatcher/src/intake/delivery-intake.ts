@@ -42,7 +42,8 @@ export class DeliveryIntake {
     const changes = events.map((e) => ({ event: e, change: statusChangeOf(e) })).filter((c): c is { event: SourceEvent; change: StatusChange } => c.change !== null);
     if (changes.length === 0) return 0;
     const fresh = await this.recordProcessed(db, changes.map((c) => c.event.eventId));
-    const todo = changes.filter((c) => fresh.has(c.event.eventId));
+    // `fresh` holds each new id once: an event repeated within the batch is taken once, too.
+    const todo = changes.filter((c) => fresh.delete(c.event.eventId));
     if (todo.length === 0) return 0;
 
     const accountIds = [...new Set(todo.map((c) => c.change.accountId))].sort();

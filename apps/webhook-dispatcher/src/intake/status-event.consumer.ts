@@ -1,25 +1,28 @@
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { MessageHeader } from '@seed/contracts';
+import { isPermanentDatabaseError } from '@seed/platform-event-store';
 import { deadLetterTopic, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
 import type { DeliveryIntake } from './delivery-intake';
 
 export const INTAKE_GROUP = 'webhook-dispatcher.sms-batch-events';
-/** Records of sms-batch's topic that are not events (never expected): kept here for an operator. */
+/** Records of sms-batch's topic that are not events, or whose handling fails for good (never expected): kept for an operator. */
 export const INTAKE_DEAD_LETTERS = deadLetterTopic(`${SMS_BATCH_EVENT_TOPIC}.webhook-dispatcher`);
 const CHUNK = 2000;
 
 type RunConfig = NonNullable<Parameters<ReturnType<KafkaConnection['kafka']['consumer']>['run']>[0]>;
 type BatchPayload = Parameters<NonNullable<RunConfig['eachBatch']>>[0];
+type Message = BatchPayload['batch']['messages'][number];
 
 /**
  * Follows sms-batch's public topic in batches: each chunk of records is handled in ONE transaction
  * (deliveries scheduled, events recorded as processed), and its offsets are committed only after
  * that transaction committed. A failure is retried with backoff for as long as it lasts (the
  * partition waits; nothing is skipped); on shutdown the uncommitted records are left to the next
- * owner of the partition. A record that is not an event is dead-lettered, never dropped.
+ * owner of the partition. A record that is not an event, or that fails with a data error, is
+ * dead-lettered, never dropped.
  */
 export class StatusEventConsumer {
   private consumer: ReturnType<KafkaConnection['kafka']['consumer']> | undefined;
@@ -58,18 +61,41 @@ export class StatusEventConsumer {
     for (let i = 0; i < batch.messages.length; i += CHUNK) {
       if (!isRunning() || isStale()) return;
       const chunk = batch.messages.slice(i, i + CHUNK);
-      const events: SourceEvent[] = [];
+      const events: { event: SourceEvent; message: Message }[] = [];
       for (const message of chunk) {
         const event = parseEvent(message.value);
-        if (event) events.push(event);
-        else await this.deadLetter(batch.topic, message);
+        if (event) events.push({ event, message });
+        else await this.deadLetter(batch.topic, message, 'not an event envelope');
       }
-      const scheduled = await this.withRetries(() => this.dataSource.transaction((tx) => this.intake.accept(tx, events)), heartbeat);
+      const scheduled = await this.withRetries(() => this.accept(batch.topic, events), heartbeat);
       const last = chunk[chunk.length - 1];
       if (last) resolveOffset(last.offset);
       await commitOffsetsIfNecessary();
       await heartbeat();
       if (scheduled > 0) this.onScheduled();
+    }
+  }
+
+  /**
+   * The chunk in one transaction. A failure no retry can cure (a data error) would stop the
+   * partition for good: then each event is tried on its own, and the ones that still fail that way
+   * are dead-lettered with the reason.
+   */
+  private async accept(topic: string, events: { event: SourceEvent; message: Message }[]): Promise<number> {
+    try {
+      return await this.dataSource.transaction((tx) => this.intake.accept(tx, events.map((e) => e.event)));
+    } catch (error) {
+      if (!isPermanentDatabaseError(error)) throw error;
+      let scheduled = 0;
+      for (const { event, message } of events) {
+        try {
+          scheduled += await this.dataSource.transaction((tx) => this.intake.accept(tx, [event]));
+        } catch (single) {
+          if (!isPermanentDatabaseError(single)) throw single;
+          await this.deadLetter(topic, message, `not handled: ${single instanceof Error ? single.message : String(single)}`.slice(0, 1000));
+        }
+      }
+      return scheduled;
     }
   }
 
@@ -87,17 +113,17 @@ export class StatusEventConsumer {
     }
   }
 
-  private async deadLetter(topic: string, message: BatchPayload['batch']['messages'][number]): Promise<void> {
+  private async deadLetter(topic: string, message: Message, reason: string): Promise<void> {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = v.toString();
     await this.producer.sendRaw(this.connection.topic(INTAKE_DEAD_LETTERS.name), [
       {
         key: message.key?.toString() ?? '',
         value: message.value,
-        headers: { ...headers, [MessageHeader.DeadLetterReason]: 'not an event envelope', [MessageHeader.DeadLetterSourceTopic]: topic },
+        headers: { ...headers, [MessageHeader.DeadLetterReason]: reason, [MessageHeader.DeadLetterSourceTopic]: topic },
       },
     ]);
-    this.logger.error({ topic, offset: message.offset }, 'record of the status topic is not an event; dead-lettered');
+    this.logger.error({ topic, offset: message.offset, reason }, 'record of the status topic dead-lettered');
   }
 }
 

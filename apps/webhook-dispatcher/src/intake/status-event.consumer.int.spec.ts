@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { EventStore, eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { ensureTopics, eventTopic, MessageProducer, type KafkaConnection } from '@seed/platform-kafka';
+import { ServiceSchema } from '@seed/platform-nest';
+import { parseKeyring } from '@seed/platform-secrets';
+import { dropSchema, eventually, openTestDataSource, testKafka, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
+import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
+import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
+import { DeliveryStore } from '../sending/delivery-store';
+import { webhookMigrations } from '../webhook.migrations';
+import { DeliveryIntake } from './delivery-intake';
+import { INTAKE_DEAD_LETTERS, StatusEventConsumer } from './status-event.consumer';
+
+/** The intake against the real broker: events become deliveries once, junk is dead-lettered, nothing stops the partition. */
+const name = uniqueName('it_wh_intake');
+let ds: DataSource;
+let connection: KafkaConnection;
+let producer: MessageProducer;
+let consumer: StatusEventConsumer;
+
+beforeAll(async () => {
+  ds = await openTestDataSource(4);
+  await runMigrations(ds, name, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+  connection = testKafka(name);
+  await ensureTopics(connection, [eventTopic(SMS_BATCH_EVENT_TOPIC), INTAKE_DEAD_LETTERS]);
+  producer = new MessageProducer(connection);
+  const store = new EventStore(name);
+  const schema = new ServiceSchema(name);
+  const deliveries = new DeliveryStore(ds, store, schema);
+  const intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, schema), new SecretSealer(parseKeyring(testKeyring())), schema, testLogger());
+  consumer = new StatusEventConsumer(connection, producer, ds, intake, testLogger(), () => undefined);
+  await consumer.start();
+});
+
+afterAll(async () => {
+  await consumer.stop();
+  await producer.disconnect();
+  const admin = connection.kafka.admin();
+  await admin.connect();
+  await admin.deleteTopics({ topics: [connection.topic(SMS_BATCH_EVENT_TOPIC), connection.topic(INTAKE_DEAD_LETTERS.name)] }).catch(() => undefined);
+  await admin.disconnect();
+  await dropSchema(ds, name);
+  await ds.destroy();
+});
+
+it('schedules each status change once (a redelivered event too) and dead-letters a record that is not an event', async () => {
+  const umid = randomUUID();
+  const event = {
+    eventId: randomUUID(),
+    type: 'MessageSent',
+    schemaVersion: 1,
+    streamId: `sms-message-${umid}`,
+    streamPosition: 2,
+    occurredAt: new Date().toISOString(),
+    correlationId: 'c',
+    causationId: null,
+    traceparent: null,
+    data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId: 'acme', subAccountId: 'acme_hq', destination: '447911123456', source: null, smsCount: 1, dlrCallbackUrl: 'https://hooks.example.com/x', carrierMessageIds: ['1'], sentAt: new Date().toISOString() },
+  };
+  const key = event.streamId;
+  await producer.sendRaw(connection.topic(SMS_BATCH_EVENT_TOPIC), [{ key, value: Buffer.from('not json'), headers: {} }]);
+  await producer.send(SMS_BATCH_EVENT_TOPIC, [{ key, value: event, headers: {} }, { key, value: event, headers: {} }]);
+
+  const rows = await eventually(async () => {
+    const found: { umid: string }[] = await ds.query(`SELECT umid FROM "${name}".deliveries WHERE umid = $1`, [umid]);
+    return found.length > 0 ? found : undefined;
+  });
+  expect(rows).toHaveLength(1);
+  const admin = connection.kafka.admin();
+  await admin.connect();
+  try {
+    const dead = await eventually(async () => {
+      const offsets = await admin.fetchTopicOffsets(connection.topic(INTAKE_DEAD_LETTERS.name));
+      return offsets.some((o) => o.high === '1') ? offsets : undefined;
+    });
+    expect(dead.map((o) => o.high)).toContain('1');
+  } finally {
+    await admin.disconnect();
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  expect(await ds.query(`SELECT count(*)::int AS n FROM "${name}".deliveries WHERE umid = $1`, [umid])).toEqual([{ n: 1 }]);
+});
