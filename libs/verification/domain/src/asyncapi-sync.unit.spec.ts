@@ -127,6 +127,12 @@ describe('docs/asyncapi.json matches the verification code', () => {
     for (const type of TYPES) expect(message(type)['name']).toBe(type);
   });
 
+  it('has the operation that publishes exactly those messages on that channel', () => {
+    const operation = (doc['operations'] as Record<string, Schema>)['publishVerificationEvents'] as Schema;
+    expect(operation).toMatchObject({ action: 'send', channel: { $ref: '#/channels/verificationEvents' } });
+    expect((operation['messages'] as Schema[]).map((m) => String(deref(m)['name'])).sort()).toEqual(TYPES);
+  });
+
   it.each(TYPES)('%s: the data schema requires exactly the published fields, and allows no others', (type) => {
     const data = deref(deref(deref(message(type)['payload'] as Schema)['properties'] as Schema)['data'] as Schema);
     for (const event of published.filter((e) => e.type === type)) expect([...(data['required'] as string[])].sort()).toEqual(Object.keys(event.data).sort());
