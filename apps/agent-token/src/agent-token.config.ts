@@ -65,6 +65,14 @@ export class AgentTokenConfig extends PlatformConfig {
   @IsString() @Matches(/^([A-Za-z0-9 ]{1,11}|\+?\d{1,16})?$/, { message: 'AGENT_GUEST_SMS_SOURCE must be at most 11 letters, digits and spaces, or at most 16 digits' })
   AGENT_GUEST_SMS_SOURCE = '';
 
+  /**
+   * A token request older than this when its turn comes is not started (503): the gateway has
+   * answered it 503 already, and a room made now would hold its call_reference against the
+   * client's retry. Keep it at the gateway's COMMAND_TIMEOUT_MS.
+   */
+  @IsInt() @Min(1000) @Max(300_000)
+  AGENT_MAX_COMMAND_AGE_MS = 30_000;
+
   /** How often waiting rooms past their expiry are looked for, to record RoomExpired. */
   @IsInt() @Min(100) @Max(600_000)
   ROOM_EXPIRY_SWEEP_MS = 5000;

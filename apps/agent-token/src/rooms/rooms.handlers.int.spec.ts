@@ -115,6 +115,14 @@ describe('token creation against Postgres', () => {
     expect((await eventsOf('RoomCreated')).filter((e) => e.data['callReference'] === 'call-int-race')).toHaveLength(1);
   });
 
+  it('does not start a request older than the gateway waits (503): no room, and the retry gets the call_reference', async () => {
+    const stale = commandOf('CreateAgentToken', createData({ callReference: 'call-int-stale' }));
+    const reply = await create(stale.data, { ...stale, issuedAt: new Date(Date.now() - 31_000).toISOString() });
+    expect(!reply.ok && reply.failure).toMatchObject({ status: 503, code: 2000, retryAfterSeconds: 5 });
+    expect((await eventsOf('RoomCreated')).filter((e) => e.data['callReference'] === 'call-int-stale')).toHaveLength(0);
+    expect(opened<AgentTokenResponse>(await create(createData({ callReference: 'call-int-stale' }))).call_reference).toBe('call-int-stale');
+  });
+
   it('keeps call_references per account', async () => {
     expect((await create(createData({ callReference: 'call-int-shared' }))).ok).toBe(true);
     expect((await create(createData({ accountId: 'other', subAccountId: 'other_hq', callReference: 'call-int-shared' }))).ok).toBe(true);

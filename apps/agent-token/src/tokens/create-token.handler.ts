@@ -53,6 +53,12 @@ export class CreateTokenHandler {
   @MessagePattern('CreateAgentToken')
   async create(@Payload() command: CreateAgentTokenCommand, @Ctx() context: CommandContext): Promise<CommandReply<SealedReply>> {
     const { data } = command;
+    // Waited in the queue longer than the gateway waits: the caller already has a 503 and may be
+    // retrying; a room made now would be nobody's and answer that retry 409 while it waits.
+    const age = Date.now() - Date.parse(command.issuedAt);
+    if (age > this.config.AGENT_MAX_COMMAND_AGE_MS) {
+      return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
+    }
     // The gateway checked all of this; a command from elsewhere is checked again rather than trusted.
     if (data.callReference !== undefined && !CALL_REFERENCE.test(data.callReference)) {
       return failure(400, ApiErrorCode.InvalidParameter, 'call_reference must be 8 to 20 characters of A-Z, a-z, 0-9, _ and -');
