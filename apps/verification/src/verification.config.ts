@@ -31,12 +31,9 @@ export class VerificationConfig extends PlatformConfig {
   @IsInt() @Min(1000) @Max(300_000)
   VERIFY_MAX_COMMAND_AGE_MS = 30_000;
 
-  /**
-   * Consumers of the command topic in this process, each handling up to 3 partitions at once: with
-   * the topic's 12 partitions, 4 decide up to 12 commands at a time.
-   */
+  /** Commands decided at once in this process, one per partition of the 12 of the command topic. */
   @IsInt() @Min(1) @Max(12)
-  VERIFY_COMMAND_CONSUMERS = 4;
+  VERIFY_COMMAND_CONCURRENCY = 12;
 
   /** How long the SMS follower waits for sms-batch before trying the same SMS again. */
   @IsInt() @Min(100) @Max(300_000)

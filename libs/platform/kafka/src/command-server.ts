@@ -24,6 +24,12 @@ export interface CommandServerOptions {
   topic: string;
   groupId: string;
   isPermanent?: (error: unknown) => boolean;
+  /**
+   * Commands decided at once, one per partition (per-key order holds). A command mostly waits on
+   * PostgreSQL and Kafka round trips, so a topic with more partitions and a higher value raise
+   * throughput. Default 3.
+   */
+  concurrency?: number;
 }
 
 /**
@@ -40,9 +46,10 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
   }
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
-    const { connection, producer, logger, topic, groupId, isPermanent } = this.options;
+    const { connection, producer, logger, topic, groupId, isPermanent, concurrency } = this.options;
     this.consumer = new ResilientConsumer(connection, producer, logger, {
       groupId,
+      partitionsConsumedConcurrently: concurrency ?? 3,
       ...(isPermanent ? { isPermanent } : {}),
       topics: [topic],
       deadLetterTopic: deadLetterTopic(topic).name,

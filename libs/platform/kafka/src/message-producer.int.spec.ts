@@ -39,6 +39,29 @@ describe('MessageProducer', () => {
     expect(received.map((r) => [r.key, jsonOf(r), r.headers['message-id']])).toEqual(records.map((r) => [r.key, r.value, r.headers['message-id']]));
   });
 
+  it('coalesces concurrent sends into few requests, keeping each key in call order and resolving every caller', async () => {
+    const producer = new MessageProducer(kafka);
+    producers.push(producer);
+    await producer.connect();
+    const requests: number[] = [];
+    const onRequest = producer['producer'].on(producer['producer'].events.REQUEST, (e: { payload: { apiName: string } }) => {
+      if (e.payload.apiName === 'Produce') requests.push(1);
+    });
+    const sends = Array.from({ length: 200 }, (_, i) =>
+      producer.send('events', [{ key: `order-${i % 4}`, value: { seq: i }, headers: {} }]),
+    );
+    await Promise.all(sends);
+    onRequest();
+    // One request per round trip, not one per send: the first goes alone, the rest wait together.
+    expect(requests.length).toBeLessThan(20);
+    await eventually(async () => (recorder.of('events').filter((r) => r.key?.startsWith('order-')).length >= 200 ? true : undefined));
+    for (let k = 0; k < 4; k++) {
+      const seqs = recorder.of('events').filter((r) => r.key === `order-${k}`).map((r) => (jsonOf(r) as { seq: number }).seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(seqs).toHaveLength(50);
+    }
+  });
+
   it('connects again on the next send when the broker was unreachable at the first attempt', async () => {
     const port = await freePort();
     const producer = new MessageProducer(connectionThrough(port));

@@ -10,7 +10,7 @@ export interface BootstrapOptions {
   logger: Logger;
   healthPort: number;
   /** When given, the service consumes this command topic with `@MessagePattern` handlers. */
-  commands?: { topic: string; groupId: string };
+  commands?: { topic: string; groupId: string; concurrency?: number };
 }
 
 /**
