@@ -2,7 +2,7 @@
 // Each flow: POST /api/v1/tokens with a room and a phone number, POST /api/v1/sessions with the
 // auth_token (the first login: the room is joined and the guest-link SMS sent), a second login,
 // and the guest page as JSON. Flows start at a fixed rate (open loop) for a fixed time, spread
-// over several accounts (token creation is ordered per account). Prints p50/p99 of each call,
+// over several accounts (one account's guest-link SMS share one sms-batch partition). Prints p50/p99 of each call,
 // flows/s, and how many guest-link SMS the carrier (the SMSC simulator) had received at the end:
 // exactly one per flow is expected.
 // Settings: BENCH_RATE (flows/s, default 50), BENCH_SECONDS (20), BENCH_WARMUP_SECONDS (3),
