@@ -40,7 +40,12 @@ function configProblems(configFile: string, env: Record<string, string>): string
   return JSON.parse(out.toString()) as string[];
 }
 
-type Doc = { kind?: string; metadata?: { name?: string }; data?: Record<string, string>; spec?: any };
+interface Container {
+  args: string[];
+  envFrom?: { configMapRef?: { name: string } }[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+}
+type Doc = { kind?: string; metadata?: { name?: string }; data?: Record<string, string>; spec?: { template: { spec: { containers: Container[] } } } };
 const k8sDocs: Doc[] = readdirSync(join(ROOT, 'k8s'))
   .filter((f) => f.endsWith('.yaml') && f !== 'secret.example.yaml')
   .flatMap((f) => parseAllDocuments(readFileSync(join(ROOT, 'k8s', f), 'utf8')).map((d) => d.toJS() as Doc));
@@ -48,7 +53,8 @@ const k8sDocs: Doc[] = readdirSync(join(ROOT, 'k8s'))
 function k8sEnv(service: string): { env: Record<string, string>; secrets: string[]; main: string } {
   const deployment = k8sDocs.find((d) => d.kind === 'Deployment' && d.metadata?.name === service);
   if (!deployment) throw new Error(`no Deployment ${service} in k8s/`);
-  const container = deployment.spec.template.spec.containers[0];
+  const container = deployment.spec?.template.spec.containers[0];
+  if (!container) throw new Error(`Deployment ${service} has no container`);
   const env: Record<string, string> = {};
   for (const ref of container.envFrom ?? []) {
     const map = k8sDocs.find((d) => d.kind === 'ConfigMap' && d.metadata?.name === ref.configMapRef?.name);
@@ -61,7 +67,7 @@ function k8sEnv(service: string): { env: Record<string, string>; secrets: string
       env[entry.name] = secretStandIn(entry.name);
     } else env[entry.name] = String(entry.value);
   }
-  return { env, secrets, main: container.args[0] };
+  return { env, secrets, main: container.args[0] ?? '' };
 }
 
 describe('deployment manifests', () => {
