@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { dropSchema, openTestDataSource, requireEnv, testKafka } from './test-infra';
 import { uniqueName } from './unique-name';
 
-const ROOT = join(__dirname, '../../../..');
+// The repository root, whether this runs from the sources (tests) or from dist/ (benchmarks).
+const ROOT = join(__dirname, __dirname.includes('/dist/libs/') ? '../../../../..' : '../../../..');
 
 export interface RunningStack {
   messagingUrl: string;
