@@ -26,6 +26,16 @@ export class CallReferences {
     return rows.length > 0;
   }
 
+  /**
+   * Locks the room's reservation for the login deciding on the room, so that a creation taking the
+   * reference over at the expiry waits for that login (and then sees the room joined). False when
+   * a later room holds the reference already: this room is over.
+   */
+  async holdFor(db: SqlExecutor, roomId: string): Promise<boolean> {
+    const rows: unknown[] = await db.query(`SELECT 1 FROM ${this.table} WHERE room_id = $1 FOR UPDATE`, [roomId]);
+    return rows.length > 0;
+  }
+
   /** The room's agent joined: its reference stays taken for as long as the room can be used. */
   async extend(db: SqlExecutor, roomId: string, activeUntil: string): Promise<void> {
     await db.query(`UPDATE ${this.table} SET active_until = $2 WHERE room_id = $1`, [roomId, activeUntil]);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { DataSource } from 'typeorm';
 import type { CommandReply } from '@seed/contracts';
@@ -174,6 +175,20 @@ describe('agent login against Postgres', () => {
     // A later login decides nothing more.
     opened<AgentSessionResponse>(await login(body.auth_token));
     expect(await eventsOf('AgentLoggedIn', roomId)).toHaveLength(1);
+  });
+
+  it('joins nothing once a later room took the call_reference over at the expiry, by a clock ahead of this one', async () => {
+    const body = opened<AgentTokenResponse>(await create(createData({ callReference: 'call-int-taken' })));
+    const roomId = decodeJwt(body.auth_token)['room'] as string;
+    const expiresAt = (await eventsOf('RoomCreated', roomId))[0]?.data['expiresAt'] as string;
+    // What a creation with this reference does when its clock reads the room's expiry.
+    const later = new Date(Date.parse(expiresAt) + 900_000).toISOString();
+    expect(await ds.transaction((tx) => new CallReferences(schema).reserve(tx, 'acme', 'call-int-taken', randomUUID(), later, expiresAt))).toBe(true);
+
+    const answer = opened<AgentSessionResponse>(await login(body.auth_token));
+    expect(answer.room).toMatchObject({ call_reference: 'call-int-taken', state: 'expired' });
+    expect(await eventsOf('AgentLoggedIn', roomId)).toHaveLength(0);
+    expect(await eventsOf('RoomExpired', roomId)).toHaveLength(1);
   });
 
   it('answers a token without a room with the agent and no room', async () => {

@@ -85,14 +85,20 @@ export class SessionsHandler {
     }
   }
 
-  /** Decides the login; the first one also keeps the room's call_reference for as long as its token lives. */
+  /**
+   * Decides the login; the first one also keeps the room's call_reference for as long as its token
+   * lives. The reservation is locked first: a creation taking the reference over at the room's
+   * expiry either waits for this login or has already made the room one that cannot be joined,
+   * so two active rooms never share a reference.
+   */
   private logIn(roomId: string, claims: AgentClaims, now: Date, command: StartAgentSessionCommand, context: CommandContext): Promise<RoomDecision> {
     return withConflictRetry(() =>
       this.dataSource.transaction(async (tx) => {
+        const holdsCallReference = await this.callReferences.holdFor(tx, roomId);
         const decided = await this.rooms.execute(
           tx,
           roomId,
-          { type: 'LogIn', agentId: claims.agentId, tokenId: claims.tokenId, now: now.toISOString() },
+          { type: 'LogIn', agentId: claims.agentId, tokenId: claims.tokenId, now: now.toISOString(), holdsCallReference },
           { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() },
         );
         if (decided.after.status === 'joined' && decided.events.some((e) => e.type === 'AgentLoggedIn')) {

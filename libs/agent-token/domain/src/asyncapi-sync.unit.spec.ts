@@ -70,7 +70,7 @@ function run(commands: RoomCommand[]): RoomEvent[] {
 }
 const JOINED = '0193f0a4-5b6c-7d8e-9f01-23456789abcd';
 const EXPIRED = '0193f0b1-2c3d-7e4f-8a5b-6c7d8e9f0a1b';
-const login = { type: 'LogIn', agentId: room(JOINED, null).agentId, tokenId: room(JOINED, null).tokenId } as const;
+const login = { type: 'LogIn', agentId: room(JOINED, null).agentId, tokenId: room(JOINED, null).tokenId, holdsCallReference: true } as const;
 const streams = new Map<string, RoomEvent[]>([
   [
     JOINED,

@@ -18,7 +18,17 @@ export type RoomState =
 
 export type RoomCommand =
   | { type: 'CreateRoom'; room: RoomCreatedV1 }
-  | { type: 'LogIn'; agentId: string; tokenId: string; now: string }
+  | {
+      type: 'LogIn';
+      agentId: string;
+      tokenId: string;
+      now: string;
+      /**
+       * False once a later room of the account holds the room's call_reference: it was taken over
+       * at the room's expiry by the clock of the request that took it, which may run ahead of `now`.
+       */
+      holdsCallReference: boolean;
+    }
   | { type: 'RecordGuestLinkSms'; sms: GuestLinkSentV1 }
   | { type: 'Expire'; now: string };
 
@@ -49,7 +59,7 @@ export function decideRoom(command: RoomCommand, state: RoomState): RoomEvent[] 
         throw new RoomError('not-this-rooms-token', 'the token is not the one issued with this room');
       }
       if (state.status !== 'waiting') return [];
-      if (isPast(state.room.expiresAt, command.now)) return [expired(state.room, command.now)];
+      if (isPast(state.room.expiresAt, command.now) || !command.holdsCallReference) return [expired(state.room, command.now)];
       const joined: AgentLoggedInV1 = {
         roomId: state.room.roomId,
         agentId: command.agentId,

@@ -25,6 +25,7 @@ const login = (seconds: number, extra: Partial<Extract<RoomCommand, { type: 'Log
   agentId: 'agent-1',
   tokenId: 'tok-1',
   now: at(seconds),
+  holdsCallReference: true,
   ...extra,
 });
 const joined = (seconds: number, due = true): RoomEvent => ({
@@ -76,6 +77,12 @@ describe('room decider', () => {
       expect(given([created()]).when(login(899))).toEqual([joined(899)]);
       expect(given([created()]).when(login(900))).toEqual([
         { type: 'RoomExpired', schemaVersion: 1, data: { roomId: 'r-1', expiredAt: at(900), recordedAt: at(900) } },
+      ]);
+    });
+
+    it('joins nothing once a later room took the call_reference over, even where this clock is not yet at the expiry', () => {
+      expect(given([created()]).when(login(899, { holdsCallReference: false }))).toEqual([
+        { type: 'RoomExpired', schemaVersion: 1, data: { roomId: 'r-1', expiredAt: at(900), recordedAt: at(899) } },
       ]);
     });
 
