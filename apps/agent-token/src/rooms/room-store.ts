@@ -5,7 +5,6 @@ import { ConcurrencyError, type AppendMetadata, type EventStore, type SqlExecuto
 export const MAX_CONFLICT_RETRIES = 5;
 
 export interface RoomDecision {
-  before: RoomState;
   after: RoomState;
   events: RoomEvent[];
 }
@@ -29,7 +28,7 @@ export class RoomStore {
     if (events.length > 0) {
       await this.store.append(db, [{ streamId: roomStreamId(roomId), expectedVersion: version, events }], metadata);
     }
-    return { before: state, after: events.reduce(evolveRoom, state), events };
+    return { after: events.reduce(evolveRoom, state), events };
   }
 }
 
