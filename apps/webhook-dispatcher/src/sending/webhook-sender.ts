@@ -5,6 +5,7 @@ import {
   blockedUntil,
   closedBreaker,
   onFailure,
+  onNotTried,
   onSuccess,
   signatureHeader,
   tryPass,
@@ -159,22 +160,25 @@ export class WebhookSender {
         this.handBack(endpoint.waiting.splice(0), new Date(until));
         return;
       }
+      const next = endpoint.waiting[0] as ClaimedDelivery & { secrets: string[] };
+      // Held too long (a slow endpoint): its lease may run out mid-request and another dispatcher
+      // could take it. Give it back instead of risking a second concurrent send. (Checked before
+      // the breaker is asked, so that a delivery given back never takes the half-open probe.)
+      if (now - next.claimedAt > this.options.leaseMs - this.options.timeoutMs - 1000) {
+        this.handBack(endpoint.waiting.splice(0, 1), null);
+        continue;
+      }
       const pass = tryPass(endpoint.breaker, now);
       if (!pass.allowed) return; // half-open with its probe out: wait for the probe's outcome
       endpoint.breaker = pass.state;
       const delivery = endpoint.waiting.shift() as ClaimedDelivery & { secrets: string[] };
-      // Held too long (a slow endpoint): its lease may run out mid-request and another dispatcher
-      // could take it. Give it back instead of risking a second concurrent send.
-      if (now - delivery.claimedAt > this.options.leaseMs - this.options.timeoutMs - 1000) {
-        this.handBack([delivery], null);
-        continue;
-      }
       endpoint.inFlight++;
       void this.attempt(delivery).then((outcome) => {
         endpoint.inFlight--;
         this.held--;
         if (outcome.kind === 'success') endpoint.breaker = onSuccess(endpoint.breaker);
         else if (outcome.kind === 'failure') endpoint.breaker = onFailure(endpoint.breaker, Date.now(), this.options.breaker);
+        else endpoint.breaker = onNotTried(endpoint.breaker);
         this.outcomes.push({ delivery, outcome, at: new Date().toISOString() });
         this.flushPause.wake();
         this.pump(origin);

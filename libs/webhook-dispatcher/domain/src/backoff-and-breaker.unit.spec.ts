@@ -1,5 +1,5 @@
 import { retryDelayMs } from './backoff';
-import { blockedUntil, closedBreaker, onFailure, onSuccess, tryPass, type BreakerState } from './circuit-breaker';
+import { blockedUntil, closedBreaker, onFailure, onNotTried, onSuccess, tryPass, type BreakerState } from './circuit-breaker';
 
 describe('retry delay (exponential, full jitter)', () => {
   const policy = { baseDelayMs: 1000, maxDelayMs: 30_000, maxAgeMs: 86_400_000 };
@@ -40,5 +40,13 @@ describe('circuit breaker', () => {
     expect(tryPass(probe.state, 1001).allowed).toBe(false);
     expect(onSuccess(probe.state)).toEqual(closedBreaker());
     expect(onFailure(probe.state, 2000, policy)).toEqual({ mode: 'open', until: 3000 });
+  });
+
+  it('gives the probe slot back when the probe never reached the endpoint (address refused)', () => {
+    const probe = tryPass(failTimes(3, 0), 1000);
+    const freed = onNotTried(probe.state);
+    expect(tryPass(freed, 1001)).toEqual({ allowed: true, state: { mode: 'half-open', probing: true } });
+    expect(onNotTried(failTimes(2))).toEqual(failTimes(2));
+    expect(onNotTried(failTimes(3, 0))).toEqual(failTimes(3, 0));
   });
 });

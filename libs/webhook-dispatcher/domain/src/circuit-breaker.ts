@@ -47,6 +47,14 @@ export function onFailure(state: BreakerState, now: number, policy: BreakerPolic
   }
 }
 
+/**
+ * An attempt that never reached the endpoint (its address was refused) says nothing about it. If it
+ * was the half-open probe, the probe slot is given back: otherwise nothing would ever pass again.
+ */
+export function onNotTried(state: BreakerState): BreakerState {
+  return state.mode === 'half-open' ? { mode: 'half-open', probing: false } : state;
+}
+
 /** When the endpoint may be tried again (for putting its deliveries back), or null when it may now. */
 export function blockedUntil(state: BreakerState, now: number): number | null {
   if (state.mode === 'open' && now < state.until) return state.until;

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { EventStore, eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { ServiceSchema } from '@seed/platform-nest';
+import { parseKeyring } from '@seed/platform-secrets';
+import { dropSchema, eventually, openTestDataSource, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
+import type { AttemptOutcome, SourceEvent } from '@seed/webhook-dispatcher-domain';
+import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
+import { DeliveryIntake } from '../intake/delivery-intake';
+import { webhookMigrations } from '../webhook.migrations';
+import { DeliveryStore } from './delivery-store';
+import type { WebhookHttpClient } from './webhook-http-client';
+import { WebhookSender, type SenderOptions } from './webhook-sender';
+
+/**
+ * The sender's endpoint isolation against the real queue, with a scripted HTTP client standing in
+ * for the network (so that an endpoint can fail, hang, or be refused by the address guard at will).
+ */
+const schema = uniqueName('it_webhook_sender');
+const sealer = new SecretSealer(parseKeyring(testKeyring()));
+let ds: DataSource;
+let deliveries: DeliveryStore;
+let intake: DeliveryIntake;
+
+beforeAll(async () => {
+  ds = await openTestDataSource(4);
+  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+  const store = new EventStore(schema);
+  deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
+  intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, new ServiceSchema(schema)), sealer, new ServiceSchema(schema), testLogger());
+});
+
+afterAll(async () => {
+  await dropSchema(ds, schema);
+  await ds.destroy();
+});
+
+/** Schedules one `sent` change for each of `count` new messages, all to `url`. */
+async function schedule(url: string, count: number): Promise<string[]> {
+  const umids = Array.from({ length: count }, () => randomUUID());
+  const events: SourceEvent[] = umids.map((umid) => ({
+    eventId: randomUUID(),
+    type: 'MessageSent',
+    streamId: `sms-message-${umid}`,
+    streamPosition: 2,
+    occurredAt: new Date().toISOString(),
+    data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId: 'acme', subAccountId: 'acme_hq', destination: '447911123456', source: null, smsCount: 1, dlrCallbackUrl: url },
+  }));
+  await ds.transaction((tx) => intake.accept(tx, events));
+  return umids;
+}
+
+/** An HTTP client whose answers the test scripts per call; it records what was posted where. */
+function scriptedClient(answer: (url: string, call: number) => Promise<AttemptOutcome>) {
+  const posted: { url: string; umid: string }[] = [];
+  const client = {
+    post: async (url: string, body: string) => {
+      posted.push({ url, umid: (JSON.parse(body) as { payload: { umid: string } }).payload.umid });
+      return answer(url, posted.filter((p) => p.url === url).length);
+    },
+    destroy: () => undefined,
+  };
+  return { posted, client: client as unknown as WebhookHttpClient };
+}
+
+const options = (overrides: Partial<SenderOptions>): SenderOptions => ({
+  maxHeld: 50,
+  endpointConcurrency: 1,
+  leaseMs: 60_000,
+  timeoutMs: 2000,
+  idleMs: 20,
+  retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, maxAgeMs: 3_600_000 },
+  breaker: { failureThreshold: 2, cooldownMs: 200 },
+  ...overrides,
+});
+
+const failure: AttemptOutcome = { kind: 'failure', statusCode: 503, timedOut: false, error: 'HTTP 503' };
+
+describe('webhook sender', () => {
+  it('a probe refused by the address guard does not leave the endpoint half-open for good', async () => {
+    const url = `http://flaky-${randomUUID()}.example:8080/dlr`;
+    // Two failures open the breaker; the probe after the cool-down is refused (the name now
+    // resolves to a private address); the endpoint must still be tried again afterwards.
+    const { posted, client } = scriptedClient(async (_url, call) =>
+      call <= 2 ? failure : call === 3 ? { kind: 'refused', reason: 'flaky resolves to 10.0.0.1 is a private address' } : { kind: 'success', statusCode: 200 },
+    );
+    const sender = new WebhookSender(deliveries, client, async (ids) => new Map(ids.map((id) => [id, ['whsec_test']])), testLogger(), options({}));
+    const umids = await schedule(url, 4);
+    sender.start();
+    try {
+      await eventually(async () => (posted.length >= 4 ? true : undefined), 10_000);
+      await eventually(async () => {
+        const rows: unknown[] = await ds.query(`SELECT 1 FROM "${schema}".deliveries WHERE umid = ANY($1::text[]) AND state = 'delivered'`, [umids]);
+        return rows.length > 0 ? true : undefined;
+      }, 10_000);
+    } finally {
+      await sender.stop();
+    }
+  });
+});
