@@ -16,7 +16,7 @@ export class VerificationConfig extends PlatformConfig {
   @IsKeyring()
   VERIFY_CODE_HASH_KEYS = '';
 
-  /** SMS (first sends and resends) to one number in any rolling hour, across all sub-accounts. */
+  /** SMS (first sends and resends) to one number in any rolling hour, across the account's sub-accounts. */
   @IsInt() @Min(1) @Max(1_000_000)
   VERIFY_MAX_PER_DESTINATION_PER_HOUR = 5;
 

@@ -73,7 +73,8 @@ export class StartVerificationHandler {
     const { data } = command;
     const now = new Date();
     const metadata: AppendMetadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.subAccountId}:${data.msisdn}`]);
+    // Per account and number, not per sub-account: the number's abuse count is the account's.
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.accountId}:${data.msisdn}`]);
 
     const previousUid = await this.sessionOf(tx, data.subAccountId, data.msisdn);
     if (previousUid !== null) {
@@ -128,8 +129,8 @@ export class StartVerificationHandler {
   }
 
   private async countSms(tx: SqlExecutor, data: StartVerificationData, now: Date): Promise<void> {
-    await this.limits.check(tx, data.subAccountId, data.msisdn, now);
-    await this.limits.record(tx, data.subAccountId, data.msisdn, now);
+    await this.limits.check(tx, data, now);
+    await this.limits.record(tx, data, now);
   }
 
   private async sessionOf(tx: SqlExecutor, subAccountId: string, msisdn: string): Promise<string | null> {

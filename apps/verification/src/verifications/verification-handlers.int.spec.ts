@@ -161,10 +161,12 @@ describe('verification handlers against PostgreSQL', () => {
     expect(count[0].n).toBe(3);
   });
 
-  it('limits SMS per destination across sub-accounts', async () => {
+  it("limits SMS per destination across the account's sub-accounts, and another account's SMS do not count", async () => {
     const msisdn = nextMsisdn();
     for (let i = 0; i < 5; i++) ok(await start({ subAccountId: freshSubAccount(), msisdn }));
     expect(await start({ subAccountId: freshSubAccount(), msisdn })).toMatchObject({ ok: false, failure: { status: 429, code: 1400 } });
+    // Another account neither learns of those SMS nor is kept from sending its own code.
+    expect(ok(await start({ accountId: 'globex', subAccountId: 'globex_hq', msisdn }))).toMatchObject({ status: 'WAITING', attempt: 0 });
   });
 
   it('does not start a generation request older than the gateway waits (503, nothing written)', async () => {
