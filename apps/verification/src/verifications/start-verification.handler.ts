@@ -68,13 +68,15 @@ export class StartVerificationHandler {
   }
 
   private async decide(tx: SqlExecutor, command: StartVerificationCommand, context: CommandContext): Promise<VerificationView> {
-    const done = await this.processed.find<VerificationView>(tx, CONSUMER, command.commandId);
-    if (done) return done.result;
     const { data } = command;
-    const now = new Date();
-    const metadata: AppendMetadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
     // Per account and number, not per sub-account: the number's abuse count is the account's.
     await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.accountId}:${data.msisdn}`]);
+    // Looked up under the lock: a copy of this command still being decided elsewhere (redelivered
+    // during a rebalance) has committed by now, and its answer is this one's, not a 429.
+    const done = await this.processed.find<VerificationView>(tx, CONSUMER, command.commandId);
+    if (done) return done.result;
+    const now = new Date();
+    const metadata: AppendMetadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
 
     const previousUid = await this.sessionOf(tx, data.subAccountId, data.msisdn);
     if (previousUid !== null) {

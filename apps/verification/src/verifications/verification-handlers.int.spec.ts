@@ -151,6 +151,15 @@ describe('verification handlers against PostgreSQL', () => {
     expect(count[0].n).toBe(1);
   });
 
+  it('a generation delivered twice at once (a rebalance mid-command) is answered twice as first decided', async () => {
+    const data = { subAccountId: freshSubAccount(), msisdn: nextMsisdn() };
+    const commandId = 'a1b2c3d4-0000-4000-8000-000000000002';
+    const [first, again] = await Promise.all([start(data, commandId), start(data, commandId)]);
+    expect(ok(again)).toEqual(ok(first));
+    const count = await ds.query(`SELECT count(*)::int AS n FROM "${schema}".events WHERE data->>'msisdn' = $1`, [data.msisdn]);
+    expect(count[0].n).toBe(1);
+  });
+
   it('limits SMS per sub-account (429, 1400, Retry-After) without starting anything', async () => {
     const subAccountId = freshSubAccount();
     for (let i = 0; i < 3; i++) ok(await start({ subAccountId }));
