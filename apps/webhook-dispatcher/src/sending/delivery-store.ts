@@ -127,22 +127,36 @@ export class DeliveryStore {
    * Due deliveries nobody holds, leased for `leaseMs`, skipping endpoints the sender cannot take
    * more for. A delivery waits while an earlier status change of the same message is still pending,
    * so one message's changes reach the endpoint in order. SKIP LOCKED lets replicas share the queue.
+   * No endpoint gets more than `perEndpoint.cap` minus what the sender already holds of it
+   * (`perEndpoint.held`, by origin): the oldest due rows may all be one endpoint's backlog, and
+   * taking them all would leave the sender no room for the others while that endpoint is slow.
    */
-  async claim(limit: number, leaseMs: number, excludedOrigins: readonly string[]): Promise<ClaimedDelivery[]> {
+  async claim(
+    limit: number,
+    leaseMs: number,
+    excludedOrigins: readonly string[],
+    perEndpoint: { cap: number; held: ReadonlyMap<string, number> } = { cap: limit, held: new Map() },
+  ): Promise<ClaimedDelivery[]> {
     // The lease is the due time moved forward: a claimed row leaves the front of the due index, so
-    // the next claim does not scan past it, and comes back by itself if its holder dies.
+    // the next claim does not scan past it, and comes back by itself if its holder dies. Rows
+    // locked by `due` but over their endpoint's cap are left as they were (due, unleased).
     const result = await this.dataSource.query(
-      `UPDATE ${this.s}.deliveries d SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
-        WHERE d.delivery_id IN (
-          SELECT c.delivery_id FROM ${this.s}.deliveries c
-           WHERE c.state = 'pending' AND c.next_attempt_at <= now()
-             AND NOT (c.origin = ANY($3::text[]))
-             AND NOT EXISTS (SELECT 1 FROM ${this.s}.deliveries p WHERE p.umid = c.umid AND p.state = 'pending' AND p.sequence < c.sequence)
-           ORDER BY c.next_attempt_at
-           LIMIT $1
-           FOR UPDATE SKIP LOCKED)
-        RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts`,
-      [limit, leaseMs, excludedOrigins],
+      `WITH due AS (
+         SELECT c.delivery_id, c.origin, c.next_attempt_at FROM ${this.s}.deliveries c
+          WHERE c.state = 'pending' AND c.next_attempt_at <= now()
+            AND NOT (c.origin = ANY($3::text[]))
+            AND NOT EXISTS (SELECT 1 FROM ${this.s}.deliveries p WHERE p.umid = c.umid AND p.state = 'pending' AND p.sequence < c.sequence)
+          ORDER BY c.next_attempt_at
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED),
+       taken AS (
+         SELECT r.delivery_id FROM (
+           SELECT delivery_id, origin, row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at, delivery_id) AS n FROM due) r
+          WHERE r.n <= $4::int - COALESCE(($5::jsonb ->> r.origin)::int, 0))
+       UPDATE ${this.s}.deliveries d SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
+         FROM taken WHERE d.delivery_id = taken.delivery_id
+       RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts`,
+      [limit, leaseMs, excludedOrigins, perEndpoint.cap, JSON.stringify(Object.fromEntries(perEndpoint.held))],
     );
     const now = Date.now();
     return rowsOf<{ delivery_id: string; account_id: string; url: string; origin: string; body: string; attempts: number }>(result).map((r) => ({

@@ -97,4 +97,26 @@ describe('webhook sender', () => {
       await sender.stop();
     }
   });
+
+  it('a slow endpoint with a backlog larger than the sender holds does not take the room of others', async () => {
+    const slowUrl = `http://slow-${randomUUID()}.example/dlr`;
+    const fastUrl = `http://fast-${randomUUID()}.example/dlr`;
+    // The slow endpoint answers 200 after 1.5 s: never failing, so its breaker stays closed.
+    const { posted, client } = scriptedClient(async (url) => {
+      if (url === slowUrl) await new Promise((r) => setTimeout(r, 1500));
+      return { kind: 'success', statusCode: 200 };
+    });
+    const sender = new WebhookSender(deliveries, client, async (ids) => new Map(ids.map((id) => [id, ['whsec_test']])), testLogger(), options({ maxHeld: 8, endpointConcurrency: 2 }));
+    await schedule(slowUrl, 20); // due first: the oldest in the queue
+    const [fastUmid] = await schedule(fastUrl, 1);
+    const started = Date.now();
+    sender.start();
+    try {
+      await eventually(async () => (posted.some((p) => p.umid === fastUmid) ? true : undefined), 10_000, 10);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(posted.filter((p) => p.url === slowUrl).length).toBeLessThanOrEqual(2);
+    } finally {
+      await sender.stop();
+    }
+  });
 });

@@ -42,8 +42,9 @@ interface Endpoint {
 
 /**
  * Sends due deliveries. Each endpoint (origin) has its own concurrency limit, waiting line and
- * circuit breaker, and the claim skips endpoints that are full or broken, so a slow or dead
- * endpoint holds only its own deliveries. Outcomes are recorded in batches (one transaction for
+ * circuit breaker, and the claim skips endpoints that are broken and takes for each no more than
+ * its line has room for (twice its concurrency), so a slow or dead endpoint holds only its own
+ * deliveries and never the room the others need. Outcomes are recorded in batches (one transaction for
  * all outcomes of the last few milliseconds); until then a delivery stays leased, so a crash
  * re-sends only deliveries whose 2xx was not yet recorded.
  */
@@ -118,10 +119,12 @@ export class WebhookSender {
     const room = this.options.maxHeld - this.held;
     if (room <= 0) return 0;
     const now = Date.now();
+    const cap = this.options.endpointConcurrency * 2;
+    const held = new Map([...this.endpoints].map(([origin, e]) => [origin, e.inFlight + e.waiting.length]));
     const excluded = [...this.endpoints.entries()]
-      .filter(([, e]) => e.inFlight + e.waiting.length >= this.options.endpointConcurrency * 2 || blockedUntil(e.breaker, now) !== null)
+      .filter(([origin, e]) => (held.get(origin) ?? 0) >= cap || blockedUntil(e.breaker, now) !== null)
       .map(([origin]) => origin);
-    const claimed = await this.store.claim(room, this.options.leaseMs, excluded);
+    const claimed = await this.store.claim(room, this.options.leaseMs, excluded, { cap, held });
     if (claimed.length === 0) return 0;
     this.held += claimed.length;
     let secrets: Map<string, string[]>;
@@ -186,9 +189,10 @@ export class WebhookSender {
         if (endpoint.inFlight === 0 && endpoint.waiting.length === 0 && endpoint.breaker.mode === 'closed' && endpoint.breaker.failures === 0) {
           this.endpoints.delete(origin);
         }
-        // Claim again only when a good part of the room is free: one claim per completion would
-        // cost a query per webhook.
-        if (this.held <= this.options.maxHeld / 2) this.pause.wake();
+        // Claim again only when a good part of the room is free, and this endpoint's waiting line
+        // has run dry: one claim per completion would cost a query per webhook.
+        const endpointHeld = endpoint.inFlight + endpoint.waiting.length;
+        if (this.held <= this.options.maxHeld / 2 && endpointHeld <= this.options.endpointConcurrency) this.pause.wake();
       });
     }
   }
