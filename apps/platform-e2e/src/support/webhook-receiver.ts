@@ -102,7 +102,7 @@ export function verifiesWith(secret: string, header: string | string[] | undefin
   const t = parts.find(([k]) => k === 't')?.[1];
   if (!t || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false;
   const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest();
-  return parts.some(([k, v]) => k === 'v1' && v !== undefined && v.length === 64 && timingSafeEqual(Buffer.from(v, 'hex'), expected));
+  return parts.some(([k, v]) => k === 'v1' && v !== undefined && /^[0-9a-f]{64}$/.test(v) && timingSafeEqual(Buffer.from(v, 'hex'), expected));
 }
 
 /** The webhook body as product-decisions.md defines it. */
