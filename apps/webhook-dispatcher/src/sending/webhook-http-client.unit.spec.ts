@@ -58,6 +58,7 @@ describe('webhook HTTP client and its address guard', () => {
     ['http://100.64.1.1/', 'carrierGradeNat'],
     ['http://[::ffff:127.0.0.1]:PORT/', 'loopback'],
     ['http://0.0.0.0:PORT/', 'unspecified'],
+    ['http://[::127.0.0.1]:PORT/', 'ipv4Compatible'], // the URL spells it [::7f00:1]
   ])('refuses %s without a request (%s)', async (url, range) => {
     const c = client('');
     const outcome = await c.post(url.replace('PORT', String(port)), '{}', {});

@@ -7,7 +7,7 @@ export { callbackUrlProblem } from '@seed/webhook-dispatcher-contracts';
  * 172.16/12, 192.168/16), link-local (169.254/16 with the cloud metadata address 169.254.169.254,
  * fe80::/10), CGNAT (100.64/10), unique-local (fc00::/7), unspecified, broadcast, multicast,
  * reserved and documentation ranges, and IPv6 forms that embed an IPv4 address (6to4, Teredo,
- * NAT64) are refused. An IPv4-mapped IPv6 address is judged as the IPv4 address it maps.
+ * NAT64, IPv4-compatible ::/96) are refused. An IPv4-mapped IPv6 address is judged as the IPv4 address it maps.
  * Returns why an address is refused, or null when it may be connected to.
  */
 export function refusalOfAddress(address: string): string | null {
@@ -21,7 +21,13 @@ export function refusalOfAddress(address: string): string | null {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
   const range = parsed.range();
-  return range === 'unicast' ? null : `${parsed.toString()} is a ${range} address`;
+  if (range !== 'unicast') return `${parsed.toString()} is a ${range} address`;
+  // ::/96 (deprecated IPv4-compatible, e.g. ::7f00:1 for 127.0.0.1) is outside ipaddr.js's special
+  // ranges; a host that tunnels it (sit) would reach the embedded IPv4 address unchecked.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) {
+    return `${parsed.toString()} is an ipv4Compatible address`;
+  }
+  return null;
 }
 
 export function isIpLiteral(host: string): boolean {

@@ -26,6 +26,8 @@ describe('addresses a webhook may be sent to', () => {
     ['64:ff9b::a00:1', 'rfc6052'],
     ['2001::1', 'teredo'],
     ['ff02::1', 'multicast'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::a9fe:a9fe', 'ipv4Compatible'],
   ])('refuses %s (%s)', (address, range) => {
     expect(refusalOfAddress(address)).toContain(range);
   });
