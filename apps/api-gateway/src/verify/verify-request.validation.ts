@@ -65,7 +65,25 @@ function options(b: Body): VerificationOptions {
     if (typeof resetSession !== 'boolean') throw ApiError.badRequest('resetSession must be a boolean');
     out.resetSession = resetSession;
   }
+  checkTextLength(out);
   return out;
+}
+
+/**
+ * A template whose text, with every `{brand}` and `{code}` filled in, would not fit in an SMS
+ * sms-batch accepts is refused here: accepted, it would be answered WAITING and never sent.
+ */
+function checkTextLength(options: VerificationOptions): void {
+  if (options.template === undefined) return;
+  const occurrences = (placeholder: string) => (options.template as string).split(placeholder).length - 1;
+  const codeLength = options.codeLength ?? VerificationLimits.codeLength.default;
+  const length =
+    options.template.length +
+    occurrences(CODE_PLACEHOLDER) * (codeLength - CODE_PLACEHOLDER.length) +
+    occurrences(BRAND_PLACEHOLDER) * ((options.brand ?? '').length - BRAND_PLACEHOLDER.length);
+  if (length > VerificationLimits.textMaxLength) {
+    throw ApiError.badRequest(`template with brand and code filled in must be at most ${VerificationLimits.textMaxLength} characters`, ApiErrorCode.InvalidTemplate);
+  }
 }
 
 const present = (b: Body, field: string): unknown => (b[field] === null ? undefined : b[field]);

@@ -35,6 +35,12 @@ describe('verification generation request', () => {
     });
   });
 
+  it('accepts a template whose text with brand and code filled in is exactly 670 characters', () => {
+    // 21 brands of 30 and a code of 10: 630 + 1 + 10 + 29 = 670.
+    const template = `${'{brand}'.repeat(21)} {code}${'x'.repeat(29)}`;
+    expect(parse({ destination: '447911123456', brand: 'B'.repeat(30), codeLength: 10, template }).template).toBe(template);
+  });
+
   it.each([
     ['no body', null, 1000],
     ['missing destination', {}, 1002],
@@ -49,6 +55,11 @@ describe('verification generation request', () => {
     ['template without {code}', { destination: '447911123456', template: 'Hello' }, 1007],
     ['template not a string', { destination: '447911123456', template: ['{code}'] }, 1007],
     ['template with {brand} and no brand', { destination: '447911123456', template: '{brand} {code}' }, 1007],
+    [
+      'template whose text with brand and code filled in is over 670 characters',
+      { destination: '447911123456', brand: 'B'.repeat(30), template: `${'{brand}'.repeat(23)} {code}` },
+      1007,
+    ],
     ['codeLength 3', { destination: '447911123456', codeLength: 3 }, 1010],
     ['codeLength 11', { destination: '447911123456', codeLength: 11 }, 1010],
     ['codeLength 6.5', { destination: '447911123456', codeLength: 6.5 }, 1000],
