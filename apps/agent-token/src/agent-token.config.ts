@@ -24,6 +24,16 @@ const IsGuestBaseUrl = (): PropertyDecorator =>
     },
   });
 
+/** A room waiting longer than its token lives could not be joined at the end, yet read `waiting`. */
+const NotLongerThanTokens = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'notLongerThanTokens',
+    validator: {
+      validate: (value, args) => typeof value === 'number' && value <= (args?.object as AgentTokenConfig).AGENT_TOKEN_TTL_SECONDS,
+      defaultMessage: () => 'ROOM_VALIDITY_SECONDS must not exceed AGENT_TOKEN_TTL_SECONDS (no agent could join the room at its end)',
+    },
+  });
+
 const HasLinkPlaceholder = (): PropertyDecorator =>
   ValidateBy({
     name: 'hasLinkPlaceholder',
@@ -46,7 +56,7 @@ export class AgentTokenConfig extends PlatformConfig {
   AGENT_TOKEN_TTL_SECONDS = 3600;
 
   /** How long a room waits for its agent before it expires. */
-  @IsInt() @Min(1) @Max(7 * 24 * 3600)
+  @IsInt() @Min(1) @Max(7 * 24 * 3600) @NotLongerThanTokens()
   ROOM_VALIDITY_SECONDS = 900;
 
   /** Where guest links point: `${AGENT_GUEST_BASE_URL}/<guest token>`. Empty: the local agent listener. */

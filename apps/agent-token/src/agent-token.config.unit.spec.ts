@@ -21,6 +21,10 @@ describe('agent-token configuration', () => {
     expect(config.guestBaseUrl).toBe('http://127.0.0.1:4001/guest');
   });
 
+  it('takes rooms that wait as long as their tokens live', () => {
+    expect(problems({ AGENT_TOKEN_TTL_SECONDS: '900', ROOM_VALIDITY_SECONDS: '900' })).toBe('');
+  });
+
   it('takes an https base URL, without a trailing slash', () => {
     expect(loadConfig(AgentTokenConfig, { ...VALID, AGENT_GUEST_BASE_URL: 'https://agent.example.com/guest/' }).guestBaseUrl).toBe('https://agent.example.com/guest');
     expect(problems({ AGENT_GUEST_BASE_URL: 'http://localhost:3001/guest' })).toBe('');
@@ -32,6 +36,7 @@ describe('agent-token configuration', () => {
     ['a base URL with a query', { AGENT_GUEST_BASE_URL: 'https://agent.example.com/guest?x=1' }, 'AGENT_GUEST_BASE_URL'],
     ['a text without {link}', { AGENT_GUEST_SMS_TEXT: 'Join your call' }, 'AGENT_GUEST_SMS_TEXT'],
     ['a sender id sms-batch refuses', { AGENT_GUEST_SMS_SOURCE: 'TwelveLetter' }, 'AGENT_GUEST_SMS_SOURCE'],
+    ['rooms that wait longer than their tokens live', { AGENT_TOKEN_TTL_SECONDS: '600', ROOM_VALIDITY_SECONDS: '900' }, 'ROOM_VALIDITY_SECONDS'],
     ['no signing keys', { AGENT_TOKEN_SIGNING_KEYS: '' }, 'AGENT_TOKEN_SIGNING_KEYS'],
     ['a short signing key', { AGENT_TOKEN_SIGNING_KEYS: `k1:${Buffer.alloc(8).toString('base64')}` }, 'AGENT_TOKEN_SIGNING_KEYS'],
   ])('refuses %s', (_name, env, setting) => {
