@@ -214,6 +214,8 @@ describe('delivery-status webhooks', () => {
       await expectApiError(await hooks.setDefault(42), 400, 1000);
       await expectApiError(await webhookAdmin(ctx.stack, 'no-such-account').setDefault('https://example.com/'), 404, 1300);
       await expectApiError(await webhookAdmin(ctx.stack, 'no-such-account').deadLetters(), 404, 1300);
+      await expectApiError(await webhookAdmin(ctx.stack, `${account.accountId}\u0000x`).deadLetters(), 404, 1300); // %00: not a 500
+      await expectApiError(await webhookAdmin(ctx.stack, 'a').rotate(), 404, 1300);
       await expectApiError(await webhookAdmin(ctx.stack, account.accountId, 'wrong-token-wrong-token').rotate(), 401, 1200);
       await expectApiError(await hooks.redrive('not-a-delivery-id'), 404, 1300);
       await expectApiError(await hooks.redrive('0190b7a4-0000-7000-8000-000000000000'), 404, 1300);

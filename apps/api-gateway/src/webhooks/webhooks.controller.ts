@@ -21,6 +21,8 @@ import { validateBody } from '../http/validate-body';
 import { SetWebhookDto } from './webhooks.dto';
 
 const DELIVERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Account ids as the admin API creates them (admin.dto.ts); nothing else can exist. */
+const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{1,62}$/;
 
 /**
  * The operator's webhook settings of an account: its default callback URL and signing secret,
@@ -81,7 +83,10 @@ export class WebhooksController {
   }
 
   private async requireAccount(accountId: string): Promise<void> {
-    if ((await this.accounts.subAccountsOf(accountId)).length === 0) throw ApiError.notFound(`account ${accountId} does not exist`);
+    // An id no account can have is not looked up: a NUL byte (`%00`) would fail in Postgres (a 500).
+    if (!ACCOUNT_ID.test(accountId) || (await this.accounts.subAccountsOf(accountId)).length === 0) {
+      throw ApiError.notFound(`account ${accountId} does not exist`);
+    }
   }
 
   private send<TResult, TData>(accountId: string, type: string, data: TData): Promise<TResult> {
