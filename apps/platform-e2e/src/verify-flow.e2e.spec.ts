@@ -1,6 +1,6 @@
 import type { RunningStack } from '@seed/platform-testing';
 import { expectApiError, ISO_UTC, ukMobile, UUID, type Account } from './support/http';
-import { consumeUntil } from './support/kafka';
+import { consumeUntil, type ConsumedRecord } from './support/kafka';
 import { smsc } from './support/smsc';
 import { useStack } from './support/stack';
 import { generate, getVerification, postVerification, receivedCodes, validate, wrongCode, type VerificationView } from './support/verify';
@@ -123,6 +123,26 @@ describe('Verify v2: generate, send, validate', () => {
     const next = await generate(stack, account, { destination: expiring.msisdn });
     expect(next.uid).not.toBe(expiring.view.uid);
   }, 60_000);
+
+  it('no topic carries the code in clear: not the validations, not the SMS request to sms-batch, not the replies', async () => {
+    const msisdn = ukMobile(41_050);
+    const { uid } = await generate(stack, account, { destination: msisdn, codeLength: 10 });
+    const [code] = await receivedCodes(stack, msisdn, 1, 10);
+    await validate(stack, account, uid, wrongCode(code as string));
+    expect(await validate(stack, account, uid, code)).toMatchObject({ status: 'VERIFIED', attempt: 1 });
+    const clientBatchId = `verify-${uid}-1`;
+    const read = (topic: string, done: (records: readonly ConsumedRecord[]) => boolean) => consumeUntil(`${stack.topicPrefix}${topic}`, done);
+    const checks = await read('verification.commands.v1', (rs) => rs.filter((r) => JSON.stringify(r.value).includes(uid) && r.value['type'] === 'CheckVerification').length >= 2);
+    const smsRequests = await read('sms-batch.commands.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(clientBatchId)));
+    const smsReplies = await read('verification.replies.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(clientBatchId)));
+    const gatewayReplies = await read('api-gateway.replies.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(uid) && JSON.stringify(r.value).includes('"VERIFIED"')));
+    const request = smsRequests.find((r) => JSON.stringify(r.value).includes(clientBatchId))?.value['data'] as { messages: { text: string; sealedText: string }[] };
+    expect(request.messages[0]).toMatchObject({ text: 'Your verification code is **********', sealedText: expect.stringMatching(/^sealed\.v1\./) });
+    for (const records of [checks, smsRequests, smsReplies, gatewayReplies]) {
+      expect(records.length).toBeGreaterThan(0);
+      expect(JSON.stringify(records)).not.toContain(code);
+    }
+  });
 
   it('publishes the verification events on verification.events.v1, with the umid of each SMS and never a code', async () => {
     const uid = expiring.view.uid;
