@@ -25,7 +25,7 @@ export class VerificationConfig extends PlatformConfig {
   VERIFY_MAX_PER_SUBACCOUNT_PER_MINUTE = 600;
 
   /**
-   * A generation request older than this when its turn comes is not started (503): the gateway
+   * A generation or validation older than this when its turn comes is not decided (503): the gateway
    * has answered it 503 already (keep it at the gateway's COMMAND_TIMEOUT_MS).
    */
   @IsInt() @Min(1000) @Max(300_000)

@@ -12,8 +12,9 @@ import { VerificationConfig } from './verification.config';
 import { VERIFICATION_REPLY_TOPIC, verificationService } from './verification.service';
 import { CheckVerificationHandler } from './verifications/check-verification.handler';
 import { CodeSecrets } from './verifications/code-secrets';
+import { MAX_COMMAND_AGE_MS } from './verifications/command-failures';
 import { toPublicVerificationEvent } from './verifications/public-events';
-import { MAX_COMMAND_AGE_MS, StartVerificationHandler } from './verifications/start-verification.handler';
+import { StartVerificationHandler } from './verifications/start-verification.handler';
 import { VerificationStore } from './verifications/verification-store';
 
 const PRUNE_EVERY_MS = 60_000;

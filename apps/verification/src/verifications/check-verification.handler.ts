@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { CommandReply } from '@seed/contracts';
@@ -8,7 +8,7 @@ import { SubscriptionRegistry } from '@seed/platform-nest';
 import type { CheckVerificationCommand, CheckVerificationData, VerificationView } from '@seed/verification-contracts';
 import { decideVerification, evolveVerification, VerificationError, viewOf, type Verification, type VerificationState } from '@seed/verification-domain';
 import { CodeSecrets } from './code-secrets';
-import { replyOf } from './command-failures';
+import { MAX_COMMAND_AGE_MS, replyOf, staleCommandReply } from './command-failures';
 import { VerificationStore } from './verification-store';
 
 /**
@@ -16,7 +16,8 @@ import { VerificationStore } from './verification-store';
  * written, expiry is computed). With a code it decides under the stream's lock, so parallel
  * validations of one uid are decided one after the other: no attempt is counted twice and nothing
  * is verified after FAILED. A redelivered command is recognised by its id in the stream (the
- * causation of the events it decided) and answered with the verification as it stands.
+ * causation of the events it decided) and answered with the verification as it stands. A
+ * validation older than the gateway's wait is not decided (503).
  */
 @Controller()
 export class CheckVerificationHandler {
@@ -25,6 +26,7 @@ export class CheckVerificationHandler {
     private readonly verifications: VerificationStore,
     private readonly subscriptions: SubscriptionRegistry,
     private readonly secrets: CodeSecrets,
+    @Inject(MAX_COMMAND_AGE_MS) private readonly maxCommandAgeMs: number,
   ) {}
 
   @MessagePattern('CheckVerification')
@@ -33,6 +35,9 @@ export class CheckVerificationHandler {
     if (data.code === undefined) {
       return replyOf(async () => viewOf(ownedBy(data, (await this.verifications.load(this.dataSource.manager, data.uid)).state), new Date()));
     }
+    // Like a stale generation: its client had a 503, so the code it presented is not counted.
+    const stale = staleCommandReply(command.issuedAt, this.maxCommandAgeMs);
+    if (stale) return stale;
     const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context)));
     if (reply.ok) this.subscriptions.wakeAll();
     return reply;

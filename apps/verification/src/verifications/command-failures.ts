@@ -6,6 +6,19 @@ import { CodeKeyUnavailableError } from './code-secrets';
 
 const MAX_CONFLICT_RETRIES = 5;
 
+/** Provider token: VERIFY_MAX_COMMAND_AGE_MS. */
+export const MAX_COMMAND_AGE_MS = Symbol('MAX_COMMAND_AGE_MS');
+
+/**
+ * The answer to a command that waited in the queue longer than the gateway waits for it, or null.
+ * Its client has been answered 503 already and expects nothing to have changed: a code it does not
+ * expect, or an attempt it was not told of, would be a surprise (and a retry would count twice).
+ */
+export function staleCommandReply(issuedAt: string, maxAgeMs: number): CommandReply<never> | null {
+  if (Date.now() - Date.parse(issuedAt) <= maxAgeMs) return null;
+  return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
+}
+
 /**
  * Runs one command's transaction, retrying it on a concurrency conflict, and maps the decided
  * refusals to the reply the gateway turns into HTTP. Anything else is thrown (the command consumer

@@ -3,7 +3,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { ApiErrorCode, type CommandReply } from '@seed/contracts';
+import type { CommandReply } from '@seed/contracts';
 import { ProcessedMessages, quoteSchema, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
@@ -21,13 +21,10 @@ import {
 } from '@seed/verification-domain';
 import { AbuseLimits } from '../limits/abuse-limits';
 import { CodeSecrets } from './code-secrets';
-import { replyOf } from './command-failures';
+import { MAX_COMMAND_AGE_MS, replyOf, staleCommandReply } from './command-failures';
 import { VerificationStore } from './verification-store';
 
 const CONSUMER = 'start-verification';
-
-/** Provider token: VERIFY_MAX_COMMAND_AGE_MS. */
-export const MAX_COMMAND_AGE_MS = Symbol('MAX_COMMAND_AGE_MS');
 
 /**
  * A generation request: resends the number's waiting verification (same uid, same code) once its
@@ -55,12 +52,10 @@ export class StartVerificationHandler {
 
   @MessagePattern('StartVerification')
   async start(@Payload() command: StartVerificationCommand, @Ctx() context: CommandContext): Promise<CommandReply<VerificationView>> {
-    // A request that waited in the queue longer than the gateway waits for its answer has already
-    // been answered 503: starting it now would send a code nobody expects (and the client may be retrying).
-    const age = Date.now() - Date.parse(command.issuedAt);
-    if (age > this.maxCommandAgeMs) {
-      this.logger.warn({ commandId: command.commandId, ageMs: age }, 'generation request too old: not started');
-      return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
+    const stale = staleCommandReply(command.issuedAt, this.maxCommandAgeMs);
+    if (stale) {
+      this.logger.warn({ commandId: command.commandId, issuedAt: command.issuedAt }, 'generation request too old: not started');
+      return stale;
     }
     const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context)));
     if (reply.ok) this.subscriptions.wakeAll();

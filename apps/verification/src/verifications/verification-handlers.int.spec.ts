@@ -52,7 +52,7 @@ beforeAll(async () => {
   const secrets = new CodeSecrets(HASH_KEYS, SEALING_KEYS);
   const limits = new AbuseLimits(schema, { perDestinationPerHour: 5, perSubAccountPerMinute: 3 });
   starter = new StartVerificationHandler(ds, verifications, processed, subscriptions, secrets, limits, new ServiceSchema(schema), logger, 30_000);
-  checker = new CheckVerificationHandler(ds, verifications, subscriptions, secrets);
+  checker = new CheckVerificationHandler(ds, verifications, subscriptions, secrets, 30_000);
   // The per-sub-account limit of 3 a minute is tested with its own sub-account; the others use many.
 });
 
@@ -185,6 +185,20 @@ describe('verification handlers against PostgreSQL', () => {
     expect(reply).toMatchObject({ ok: false, failure: { status: 503, code: ApiErrorCode.InternalError } });
     const count = await ds.query(`SELECT count(*)::int AS n FROM "${schema}".events WHERE data->>'msisdn' = $1`, [msisdn]);
     expect(count[0].n).toBe(0);
+  });
+
+  it('does not decide a validation older than the gateway waits (503, no attempt counted); a read is answered', async () => {
+    const subAccountId = freshSubAccount();
+    const { uid } = ok(await start({ subAccountId }));
+    const code = codeOf(await startedOf(uid));
+    const stale = (data: Omit<CheckVerificationData, 'accountId' | 'subAccountId'>) => {
+      const command = commandOf('CheckVerification' as const, { accountId: 'acme', subAccountId, ...data });
+      return checker.check({ ...command, issuedAt: new Date(Date.now() - 31_000).toISOString() }, contextOf(command.commandId));
+    };
+    expect(await stale({ uid, code: presented(uid, code === '123456' ? '654321' : '123456') })).toMatchObject({ ok: false, failure: { status: 503, code: ApiErrorCode.InternalError } });
+    expect(await stale({ uid, code: presented(uid, code) })).toMatchObject({ ok: false, failure: { status: 503 } });
+    expect(ok(await stale({ uid }))).toMatchObject({ status: 'WAITING', attempt: 0 });
+    expect(await typesOf(uid)).toEqual(['VerificationStarted']);
   });
 
   it('publishes VerificationStarted without its hash and sealed text', async () => {
