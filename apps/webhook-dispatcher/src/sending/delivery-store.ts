@@ -227,6 +227,25 @@ export class DeliveryStore {
     });
   }
 
+  /**
+   * Dead-letters deliveries of the given endpoints (those whose circuit breaker is open) that no
+   * one holds and whose retry window has passed: such an endpoint gets one probe per cool-down, so
+   * its backlog would otherwise stay pending long after the window. Returns how many ended.
+   */
+  async expireHeldBack(origins: readonly string[], maxAgeMs: number, limit = 1000): Promise<number> {
+    if (origins.length === 0) return 0;
+    const rows: { delivery_id: string }[] = await this.dataSource.query(
+      `SELECT delivery_id FROM ${this.s}.deliveries
+        WHERE state = 'pending' AND origin = ANY($1::text[]) AND (lease_until IS NULL OR next_attempt_at <= now())
+          AND window_start <= now() - make_interval(secs => $2::double precision / 1000)
+        LIMIT $3`,
+      [origins, maxAgeMs, limit],
+    );
+    const at = new Date().toISOString();
+    const detail = 'circuit breaker open: not tried again within the retry window';
+    return (await this.decide(rows.map((r) => ({ type: 'Expire' as const, deliveryId: r.delivery_id, at, maxAgeMs, detail })), at)).length;
+  }
+
   async deadLetters(accountId: string, limit = 1000): Promise<DeadLetterView[]> {
     const rows: DeadRow[] = await this.dataSource.query(
       `SELECT delivery_id, umid, url, state, attempts, last_status, last_error, created_at, finished_at, body

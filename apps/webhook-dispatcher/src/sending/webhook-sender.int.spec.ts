@@ -119,4 +119,29 @@ describe('webhook sender', () => {
       await sender.stop();
     }
   });
+
+  it('dead-letters a dead endpoint’s backlog when its retry window passes, not one per breaker probe', async () => {
+    const url = `http://dead-${randomUUID()}.example/dlr`;
+    const { posted, client } = scriptedClient(async () => failure);
+    const sender = new WebhookSender(
+      deliveries,
+      client,
+      async (ids) => new Map(ids.map((id) => [id, ['whsec_test']])),
+      testLogger(),
+      options({ retry: { baseDelayMs: 50, maxDelayMs: 100, maxAgeMs: 500 }, breaker: { failureThreshold: 1, cooldownMs: 1000 }, sweepMs: 200 }),
+    );
+    const umids = await schedule(url, 30);
+    sender.start();
+    try {
+      // One probe per cool-down (1 s) would take 30 s; the sweep ends them once the window (0.5 s) passed.
+      const dead = await eventually(async () => {
+        const rows: { attempts: number }[] = await ds.query(`SELECT attempts FROM "${schema}".deliveries WHERE umid = ANY($1::text[]) AND state = 'dead'`, [umids]);
+        return rows.length === umids.length ? rows : undefined;
+      }, 4000);
+      expect(dead.filter((r) => r.attempts === 0).length).toBeGreaterThan(0);
+      expect(posted.length).toBeLessThan(umids.length);
+    } finally {
+      await sender.stop();
+    }
+  });
 });

@@ -27,12 +27,14 @@ export interface SenderOptions {
   idleMs: number;
   retry: RetryPolicy;
   breaker: BreakerPolicy;
+  /** How often the sweeps run (waiting deliveries left behind; held-back ones past their window). */
+  sweepMs?: number;
 }
 
 /** The clear signing secrets of an account valid now (current first), or [] when it has none. */
 export type SecretsOf = (accountIds: readonly string[]) => Promise<Map<string, string[]>>;
 
-const STRANDED_SWEEP_MS = 10_000;
+const SWEEP_MS = 10_000;
 
 interface Endpoint {
   inFlight: number;
@@ -100,10 +102,12 @@ export class WebhookSender {
     while (this.running) {
       let claimed = 0;
       try {
-        if (Date.now() - lastSweep > STRANDED_SWEEP_MS) {
+        if (Date.now() - lastSweep > (this.options.sweepMs ?? SWEEP_MS)) {
           lastSweep = Date.now();
           const released = await this.store.releaseStranded();
           if (released > 0) this.logger.warn({ released }, 'deliveries waiting behind ended ones released by the sweep');
+          const expired = await this.store.expireHeldBack(this.brokenOrigins(), this.options.retry.maxAgeMs);
+          if (expired > 0) this.logger.info({ expired }, 'deliveries of broken endpoints past their retry window dead-lettered');
         }
         claimed = await this.claimRound();
       } catch (error) {
@@ -141,6 +145,12 @@ export class WebhookSender {
       this.pump(delivery.origin);
     }
     return claimed.length;
+  }
+
+  /** Endpoints whose breaker is open now. */
+  private brokenOrigins(): string[] {
+    const now = Date.now();
+    return [...this.endpoints].filter(([, e]) => blockedUntil(e.breaker, now) !== null).map(([origin]) => origin);
   }
 
   private endpoint(origin: string): Endpoint {

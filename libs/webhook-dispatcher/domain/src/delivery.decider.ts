@@ -6,8 +6,10 @@ import type { DeliveryEvent, DeliveryScheduledV1 } from './delivery.events';
  * A 2xx ends it delivered; any other answer, a timeout or a connection error is a failed attempt,
  * retried after a jittered backoff until the retry window (maxAgeMs from scheduling or re-drive)
  * would be passed, then dead-lettered. A refused target (SSRF guard) is dead-lettered at once:
- * retrying would be refused again. Outcomes for a delivery that is no longer pending (a late answer
- * after a lease ran out and another attempt finished first) decide nothing.
+ * retrying would be refused again. A delivery held back past its retry window without an attempt
+ * (its endpoint's circuit breaker stayed open) is dead-lettered too, with the attempts it had.
+ * Outcomes for a delivery that is no longer pending (a late answer after a lease ran out and
+ * another attempt finished first) decide nothing.
  */
 
 export type DeliveryStatus = 'none' | 'pending' | 'delivered' | 'dead';
@@ -27,7 +29,9 @@ export type AttemptOutcome =
 export type DeliveryCommand =
   | { type: 'Schedule'; delivery: DeliveryScheduledV1 }
   | { type: 'RecordOutcome'; deliveryId: string; outcome: AttemptOutcome; at: string; random: number; policy: RetryPolicy }
-  | { type: 'Redrive'; deliveryId: string; at: string };
+  | { type: 'Redrive'; deliveryId: string; at: string }
+  /** Not sent (its endpoint's breaker is open): dead-lettered if its retry window has passed. */
+  | { type: 'Expire'; deliveryId: string; at: string; maxAgeMs: number; detail: string };
 
 export const initialDeliveryState = (): DeliveryState => ({ status: 'none', attempts: 0, windowStart: null });
 
@@ -42,6 +46,12 @@ export function decideDelivery(command: DeliveryCommand, state: DeliveryState): 
     case 'Redrive':
       if (state.status !== 'dead') return [];
       return [{ type: 'DeliveryRedriven', schemaVersion: 1, data: { deliveryId: command.deliveryId, redrivenAt: command.at } }];
+    case 'Expire': {
+      if (state.status !== 'pending') return [];
+      if (Date.parse(command.at) < Date.parse(state.windowStart ?? command.at) + command.maxAgeMs) return [];
+      const { deliveryId, at, detail } = command;
+      return [{ type: 'DeliveryDeadLettered', schemaVersion: 1, data: { deliveryId, attempts: state.attempts, reason: 'retries-exhausted', detail, deadLetteredAt: at } }];
+    }
   }
 }
 

@@ -94,4 +94,17 @@ describe('delivery decider', () => {
       'DeliveryAttemptFailed',
     ]);
   });
+
+  it('dead-letters a delivery held back by an open breaker only once its retry window has passed', () => {
+    const expire = (at: string): DeliveryCommand => ({ type: 'Expire', deliveryId: ID, at, maxAgeMs: POLICY.maxAgeMs, detail: 'circuit breaker open' });
+    const inWindow = new Date(Date.parse(T0) + POLICY.maxAgeMs - 1).toISOString();
+    const past = new Date(Date.parse(T0) + POLICY.maxAgeMs).toISOString();
+    const failed = decideDelivery(outcome(failure), given([scheduled]));
+    expect(decideDelivery(expire(inWindow), given([scheduled, ...failed]))).toEqual([]);
+    expect(decideDelivery(expire(past), given([scheduled, ...failed]))).toEqual([
+      { type: 'DeliveryDeadLettered', schemaVersion: 1, data: { deliveryId: ID, attempts: 1, reason: 'retries-exhausted', detail: 'circuit breaker open', deadLetteredAt: past } },
+    ]);
+    const delivered = given([scheduled, { type: 'DeliverySucceeded', schemaVersion: 1, data: { deliveryId: ID, attempt: 1, statusCode: 200, deliveredAt: T0 } }]);
+    expect(decideDelivery(expire(past), delivered)).toEqual([]);
+  });
 });
