@@ -11,8 +11,6 @@ import {
   type AccountWebhookState,
 } from '@seed/webhook-dispatcher-domain';
 
-export const SIGNING_KEYRING = Symbol('SIGNING_KEYRING');
-
 export interface LoadedAccount {
   state: AccountWebhookState;
   version: number;

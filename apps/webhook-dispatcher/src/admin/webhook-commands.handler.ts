@@ -15,7 +15,7 @@ import type {
   SetAccountWebhookData,
 } from '@seed/webhook-dispatcher-contracts';
 import { callbackUrlProblem, decideAccountWebhook, type AccountWebhookState } from '@seed/webhook-dispatcher-domain';
-import { AccountWebhooksStore, newSigningSecret, SecretSealer } from '../accounts/account-webhooks.store';
+import { AccountWebhooksStore, newSigningSecret, SecretSealer, type LoadedAccount } from '../accounts/account-webhooks.store';
 import { DeliveryStore } from '../sending/delivery-store';
 import { TRANSIT_SEALER, WEBHOOK_OPTIONS, type WebhookOptions } from '../webhook-options';
 import { WebhookSender } from '../sending/webhook-sender';
@@ -121,7 +121,8 @@ export class WebhookCommandsHandler {
     if (done) return JSON.parse(this.sealer.open(done.result.sealed)) as AccountWebhookResult;
     const { accountId } = command.data;
     const at = new Date().toISOString();
-    const loaded = (await this.accounts.load(tx, [accountId])).get(accountId) ?? { state: decideInitial(), version: 0 };
+    // `load` answers every id asked for (an account without settings: initial state, version 0).
+    const loaded = (await this.accounts.load(tx, [accountId])).get(accountId) as LoadedAccount;
     const events = decide(loaded.state, at);
     const state = await this.accounts.apply(tx, accountId, loaded, events, { correlationId: context.correlationId, causationId: context.causationId, occurredAt: at });
     const result: AccountWebhookResult & { previousSecretValidUntil: string | null } = {
@@ -134,8 +135,4 @@ export class WebhookCommandsHandler {
     await this.processed.record(tx, CONSUMER, command.commandId, { sealed: this.sealer.seal(JSON.stringify(result)) });
     return result;
   }
-}
-
-function decideInitial(): AccountWebhookState {
-  return { dlrCallbackUrl: null, sealedSecret: null, previousSealedSecret: null, previousValidUntil: null };
 }
