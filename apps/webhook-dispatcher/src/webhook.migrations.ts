@@ -44,4 +44,16 @@ export const webhookMigrations: Migration[] = [
       `CREATE INDEX IF NOT EXISTS deliveries_dead ON ${s}.deliveries (account_id, finished_at) WHERE state = 'dead'`,
     ],
   },
+  {
+    // Several replaced secrets may sign at once (a second rotation within the first one's overlap).
+    id: '002-previous-secrets',
+    statements: (s) => [
+      `ALTER TABLE ${s}.account_webhooks ADD COLUMN IF NOT EXISTS previous_secrets jsonb NOT NULL DEFAULT '[]'`,
+      `UPDATE ${s}.account_webhooks
+          SET previous_secrets = jsonb_build_array(jsonb_build_object('sealedSecret', previous_sealed_secret,
+                'validUntil', to_char(previous_valid_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+        WHERE previous_sealed_secret IS NOT NULL AND previous_valid_until IS NOT NULL`,
+      `ALTER TABLE ${s}.account_webhooks DROP COLUMN IF EXISTS previous_sealed_secret, DROP COLUMN IF EXISTS previous_valid_until`,
+    ],
+  },
 ];

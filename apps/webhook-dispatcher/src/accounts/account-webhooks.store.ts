@@ -9,6 +9,7 @@ import {
   initialAccountWebhookState,
   type AccountWebhookEvent,
   type AccountWebhookState,
+  type PreviousSecret,
 } from '@seed/webhook-dispatcher-domain';
 
 export interface LoadedAccount {
@@ -37,7 +38,7 @@ export class AccountWebhooksStore {
   /** The accounts' settings, locked for this transaction (absent accounts: initial state, version 0). */
   async load(db: SqlExecutor, accountIds: readonly string[], lock = true): Promise<Map<string, LoadedAccount>> {
     const rows: Row[] = await db.query(
-      `SELECT account_id, dlr_callback_url, sealed_secret, previous_sealed_secret, previous_valid_until, version
+      `SELECT account_id, dlr_callback_url, sealed_secret, previous_secrets, version
          FROM ${this.s}.account_webhooks WHERE account_id = ANY($1::text[]) ORDER BY account_id ${lock ? 'FOR UPDATE' : ''}`,
       [accountIds],
     );
@@ -51,11 +52,11 @@ export class AccountWebhooksStore {
     await this.store.append(db, [{ streamId: accountStreamId(accountId), expectedVersion: loaded.version, events }], meta);
     const state = events.reduce(evolveAccountWebhook, loaded.state);
     await db.query(
-      `INSERT INTO ${this.s}.account_webhooks (account_id, dlr_callback_url, sealed_secret, previous_sealed_secret, previous_valid_until, version)
-       VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO ${this.s}.account_webhooks (account_id, dlr_callback_url, sealed_secret, previous_secrets, version)
+       VALUES ($1, $2, $3, $4::jsonb, $5)
        ON CONFLICT (account_id) DO UPDATE SET dlr_callback_url = EXCLUDED.dlr_callback_url, sealed_secret = EXCLUDED.sealed_secret,
-         previous_sealed_secret = EXCLUDED.previous_sealed_secret, previous_valid_until = EXCLUDED.previous_valid_until, version = EXCLUDED.version`,
-      [accountId, state.dlrCallbackUrl, state.sealedSecret, state.previousSealedSecret, state.previousValidUntil, loaded.version + events.length],
+         previous_secrets = EXCLUDED.previous_secrets, version = EXCLUDED.version`,
+      [accountId, state.dlrCallbackUrl, state.sealedSecret, JSON.stringify(state.previousSecrets), loaded.version + events.length],
     );
     return state;
   }
@@ -86,8 +87,7 @@ interface Row {
   account_id: string;
   dlr_callback_url: string | null;
   sealed_secret: string | null;
-  previous_sealed_secret: string | null;
-  previous_valid_until: Date | null;
+  previous_secrets: PreviousSecret[];
   version: number;
 }
 
@@ -97,8 +97,7 @@ function toLoaded(r: Row): LoadedAccount {
     state: {
       dlrCallbackUrl: r.dlr_callback_url,
       sealedSecret: r.sealed_secret,
-      previousSealedSecret: r.previous_sealed_secret,
-      previousValidUntil: r.previous_valid_until ? new Date(r.previous_valid_until).toISOString() : null,
+      previousSecrets: r.previous_secrets,
     },
   };
 }

@@ -14,7 +14,7 @@ import type {
   RotateSecretResult,
   SetAccountWebhookData,
 } from '@seed/webhook-dispatcher-contracts';
-import { callbackUrlProblem, decideAccountWebhook, type AccountWebhookState } from '@seed/webhook-dispatcher-domain';
+import { callbackUrlProblem, decideAccountWebhook, lastReplacedValidUntil, type AccountWebhookState } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, newSigningSecret, SecretSealer, type LoadedAccount } from '../accounts/account-webhooks.store';
 import { DeliveryStore } from '../sending/delivery-store';
 import { TRANSIT_SEALER, WEBHOOK_OPTIONS, type WebhookOptions } from '../webhook-options';
@@ -130,7 +130,7 @@ export class WebhookCommandsHandler {
       dlrCallbackUrl: state.dlrCallbackUrl,
       // At rest the secret is sealed with WEBHOOK_SECRET_SEALING_KEYS; on its way to the gateway with the shared transit keys.
       sealedSigningSecret: this.transit.seal(this.sealer.open(state.sealedSecret as string)),
-      previousSecretValidUntil: state.previousValidUntil,
+      previousSecretValidUntil: lastReplacedValidUntil(state),
     };
     await this.processed.record(tx, CONSUMER, command.commandId, { sealed: this.sealer.seal(JSON.stringify(result)) });
     return result;

@@ -3,8 +3,9 @@ import type { NewEvent } from '@seed/contracts';
 /*
  * The webhook settings of one account (stream `webhook-account-<accountId>`): its default callback
  * URL and its signing secrets. Secrets arrive sealed (the app seals them with
- * WEBHOOK_SECRET_SEALING_KEYS); the decider never sees one in clear. A rotation keeps the previous
- * secret valid until `previousValidUntil`, and requests are signed with both until then.
+ * WEBHOOK_SECRET_SEALING_KEYS); the decider never sees one in clear. A rotation keeps the secret
+ * it replaces valid until `previousValidUntil`, and requests are signed with every valid one until
+ * then; a second rotation within that overlap does not cut the first one's short.
  */
 
 export const accountStreamId = (accountId: string): string => `webhook-account-${accountId}`;
@@ -30,11 +31,20 @@ export type AccountWebhookEvent =
   | NewEvent<AccountWebhookSetV1, 'AccountWebhookSet'>
   | NewEvent<SigningSecretIssuedV1, 'SigningSecretIssued'>;
 
+/** A replaced secret that still signs until `validUntil` (a rotation's overlap). */
+export interface PreviousSecret {
+  sealedSecret: string;
+  validUntil: string;
+}
+
+/** At most this many replaced secrets sign at once: rotations in a row do not grow the header without end. */
+export const MAX_PREVIOUS_SECRETS = 4;
+
 export interface AccountWebhookState {
   dlrCallbackUrl: string | null;
   sealedSecret: string | null;
-  previousSealedSecret: string | null;
-  previousValidUntil: string | null;
+  /** Oldest first; those whose overlap ended are dropped at the next rotation. */
+  previousSecrets: PreviousSecret[];
 }
 
 export type AccountWebhookCommand =
@@ -46,8 +56,7 @@ export type AccountWebhookCommand =
 export const initialAccountWebhookState = (): AccountWebhookState => ({
   dlrCallbackUrl: null,
   sealedSecret: null,
-  previousSealedSecret: null,
-  previousValidUntil: null,
+  previousSecrets: [],
 });
 
 export function decideAccountWebhook(command: AccountWebhookCommand, state: AccountWebhookState): AccountWebhookEvent[] {
@@ -78,19 +87,23 @@ export function evolveAccountWebhook(state: AccountWebhookState, event: AccountW
   switch (event.type) {
     case 'AccountWebhookSet':
       return { ...state, dlrCallbackUrl: event.data.dlrCallbackUrl };
-    case 'SigningSecretIssued':
-      return {
-        ...state,
-        sealedSecret: event.data.sealedSecret,
-        previousSealedSecret: event.data.previousValidUntil === null ? null : state.sealedSecret,
-        previousValidUntil: event.data.previousValidUntil,
-      };
+    case 'SigningSecretIssued': {
+      const issuedAt = Date.parse(event.data.issuedAt);
+      const stillValid = state.previousSecrets.filter((p) => Date.parse(p.validUntil) > issuedAt);
+      const replaced = event.data.previousValidUntil !== null && state.sealedSecret !== null ? [{ sealedSecret: state.sealedSecret, validUntil: event.data.previousValidUntil }] : [];
+      return { ...state, sealedSecret: event.data.sealedSecret, previousSecrets: [...stillValid, ...replaced].slice(-MAX_PREVIOUS_SECRETS) };
+    }
   }
 }
 
-/** The sealed secrets to sign with at `now`: the current one, and the previous one during its overlap. */
+/** The sealed secrets to sign with at `now`: the current one, then the replaced ones in their overlap, newest first. */
 export function signingSecretsAt(state: AccountWebhookState, now: number): string[] {
   if (state.sealedSecret === null) return [];
-  const previousValid = state.previousSealedSecret !== null && state.previousValidUntil !== null && now < Date.parse(state.previousValidUntil);
-  return previousValid ? [state.sealedSecret, state.previousSealedSecret as string] : [state.sealedSecret];
+  const previous = state.previousSecrets.filter((p) => now < Date.parse(p.validUntil)).map((p) => p.sealedSecret);
+  return [state.sealedSecret, ...previous.reverse()];
+}
+
+/** Until when the secret replaced last still signs, or null when none does. */
+export function lastReplacedValidUntil(state: AccountWebhookState): string | null {
+  return state.previousSecrets.at(-1)?.validUntil ?? null;
 }

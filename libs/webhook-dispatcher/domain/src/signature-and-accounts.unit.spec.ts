@@ -49,4 +49,19 @@ describe('account webhook decider', () => {
     expect(rotated[0]).toMatchObject({ data: { previousValidUntil: null } });
     expect(signingSecretsAt(fold(rotated), Date.parse(T0))).toEqual(['s1']);
   });
+
+  it('a second rotation within the overlap keeps the first replaced secret signing until its own end', () => {
+    const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
+    const rotate = (secret: string, ms: number, state: ReturnType<typeof fold>) =>
+      decideAccountWebhook({ type: 'RotateSecret', accountId: 'acme', newSealedSecret: secret, overlapMs: 3600_000, at: at(ms) }, state);
+    const first = decideAccountWebhook({ type: 'EnsureSecret', accountId: 'acme', newSealedSecret: 's1', at: T0 }, fold([]));
+    const second = rotate('s2', 0, fold(first));
+    const third = rotate('s3', 600_000, fold([...first, ...second])); // 10 min later: s1 still has 50 min
+    const state = fold([...first, ...second, ...third]);
+    expect(signingSecretsAt(state, Date.parse(at(600_001)))).toEqual(['s3', 's2', 's1']);
+    expect(signingSecretsAt(state, Date.parse(at(3600_000)))).toEqual(['s3', 's2']); // s1's overlap ended
+    expect(signingSecretsAt(state, Date.parse(at(4200_000)))).toEqual(['s3']);
+    // Secrets whose overlap ended are forgotten at the next rotation.
+    expect(fold([...first, ...second, ...third, ...rotate('s4', 4200_000, state)]).previousSecrets.map((p) => p.sealedSecret)).toEqual(['s3']);
+  });
 });

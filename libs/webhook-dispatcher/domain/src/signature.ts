@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * `X-Seed-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]`: HMAC-SHA256 over `<t>.<body>` with each
- * secret that is valid now (the current one first; during a rotation's overlap the previous one
+ * secret that is valid now (the current one first; during a rotation's overlap the replaced ones
  * too), as Stripe does, so a receiver still holding the old secret keeps verifying.
  */
 export function signatureHeader(secrets: readonly string[], unixSeconds: number, body: string): string {
