@@ -91,9 +91,13 @@ describe('intake', () => {
       }),
     );
     const none = ref({ dlrCallbackUrl: null });
-    await ds.transaction((tx) => intake.accept(tx, [event('MessageSent', withDefault, 2), event('MessageSent', none, 2)]));
+    const noneEvent = event('MessageSent', none, 2);
+    await ds.transaction((tx) => intake.accept(tx, [event('MessageSent', withDefault, 2), noneEvent]));
     expect(await rowsOf(withDefault.umid)).toMatchObject([{ url: 'https://hooks.example.com/a' }]);
     expect(await rowsOf(none.umid)).toEqual([]);
+    // A status change with nowhere to go leaves no trace (installations without webhooks pay nothing).
+    const processed: { n: number }[] = await ds.query(`SELECT count(*)::int AS n FROM "${schema}".processed_messages WHERE message_id = $1`, [noneEvent.eventId]);
+    expect(processed[0]?.n).toBe(0);
   });
 });
 

@@ -41,21 +41,27 @@ export class DeliveryIntake {
   async accept(db: SqlExecutor, events: readonly SourceEvent[], now: Date = new Date()): Promise<number> {
     const changes = events.map((e) => ({ event: e, change: statusChangeOf(e) })).filter((c): c is { event: SourceEvent; change: StatusChange } => c.change !== null);
     if (changes.length === 0) return 0;
-    const fresh = await this.recordProcessed(db, changes.map((c) => c.event.eventId));
-    // `fresh` holds each new id once: an event repeated within the batch is taken once, too.
-    const todo = changes.filter((c) => fresh.delete(c.event.eventId));
-    if (todo.length === 0) return 0;
 
-    const accountIds = [...new Set(todo.map((c) => c.change.accountId))].sort();
+    const accountIds = [...new Set(changes.map((c) => c.change.accountId))].sort();
     // Read without a lock, so that intake transactions of several partitions run side by side;
     // only an account that needs its first secret is locked (and read again) below.
     const accounts = await this.accounts.load(db, accountIds, false);
+    // Only status changes with somewhere to go are recorded: most messages of an installation
+    // without webhooks would otherwise cost a processed row each, forever, for nothing.
+    const targeted = changes.flatMap((c) => {
+      const url = c.change.dlrCallbackUrl ?? accounts.get(c.change.accountId)?.state.dlrCallbackUrl ?? null;
+      return url === null ? [] : [{ ...c, url }];
+    });
+    if (targeted.length === 0) return 0;
+    const fresh = await this.recordProcessed(db, targeted.map((c) => c.event.eventId));
+    // `fresh` holds each new id once: an event repeated within the batch is taken once, too.
+    const todo = targeted.filter((c) => fresh.delete(c.event.eventId));
+    if (todo.length === 0) return 0;
+
     const at = now.toISOString();
     const scheduled: DeliveryScheduledV1[] = [];
     const needSecret = new Set<string>();
-    for (const { event, change } of todo) {
-      const url = change.dlrCallbackUrl ?? accounts.get(change.accountId)?.state.dlrCallbackUrl ?? null;
-      if (url === null) continue;
+    for (const { event, change, url } of todo) {
       if (callbackUrlProblem(url)) {
         // sms-batch accepts only http(s) URLs; anything else is logged (without the URL's query) and not sent.
         this.logger.warn({ umid: change.umid, eventId: event.eventId }, 'status change with an unusable callback URL: not delivered');
