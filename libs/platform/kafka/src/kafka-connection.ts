@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
+import { applyKafkaJsIdleTimerFix } from './kafkajs-idle-timer.fix';
 
 export interface KafkaSettings {
   brokers: string[];
@@ -25,6 +26,7 @@ export class KafkaConnection {
     readonly settings: KafkaSettings,
     readonly logger: Logger,
   ) {
+    applyKafkaJsIdleTimerFix();
     this.kafka = new Kafka({
       clientId: settings.clientId,
       brokers: settings.brokers,
