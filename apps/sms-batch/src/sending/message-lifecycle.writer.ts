@@ -34,8 +34,11 @@ const MAX_CONFLICT_RETRIES = 5;
 /** About a minute of backoff: a database restart, not a bug. */
 const MAX_TRANSIENT_RETRIES = 16;
 const MAX_CACHED_STATES = 100_000;
+const MAX_REMEMBERED_CARRIER_IDS = 200_000;
 
 type CachedState = { version: number; state: MessageState };
+/** What a committed flush leaves to remember: folded states, and the carrier ids it recorded. */
+type Committed = { states: [string, CachedState][]; sent: { key: string; umid: string }[] };
 
 const isFinal = (state: MessageState): boolean => state.status === 'delivered' || state.status === 'undelivered';
 
@@ -56,6 +59,13 @@ export class MessageLifecycleWriter {
    * version still guards, and a conflict empties it.
    */
   private readonly cache = new Map<string, CachedState>();
+  /**
+   * Carrier id (normalised) -> umid of the submissions this writer recorded, so that their receipts
+   * need no lookup in carrier_ids: a flush of receipts is then only the append. The table stays
+   * the record (other replicas, restarts, ids seen only in another form); a later message that
+   * gets the same id replaces the entry, as the latest one wins there too.
+   */
+  private readonly carrierIds = new Map<string, string>();
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -99,7 +109,7 @@ export class MessageLifecycleWriter {
   }
 
   private async sweepOnce(): Promise<number> {
-    let remembered: [string, CachedState][] = [];
+    let remembered: Committed = { states: [], sent: [] };
     const count = await this.dataSource.transaction(async (tx) => {
       const rows = rowsOf<{ receipt: CarrierReceipt; parked_at: Date }>(
         await tx.query(
@@ -163,11 +173,19 @@ export class MessageLifecycleWriter {
   }
 
   /** One transaction for the whole batch; returns the states to remember once it committed. */
-  private async decideAndAppend(tx: SqlExecutor, items: LifecycleItem[]): Promise<[string, CachedState][]> {
+  private async decideAndAppend(tx: SqlExecutor, items: LifecycleItem[]): Promise<Committed> {
     // Submitted ids are stored under their normalised key only; a receipt's id is looked up in
     // every form it may stand for (hex read as decimal and the reverse).
-    const receiptKeys = items.flatMap((i) => ('receipt' in i ? carrierIdKeys(i.receipt.carrierMessageId) : []));
-    const umidByKey = await this.umidsByCarrierKey(tx, receiptKeys);
+    const receipts = items.flatMap((i) => ('receipt' in i ? [i.receipt] : []));
+    const umidByKey = new Map<string, string>();
+    const unknownKeys: string[] = [];
+    for (const receipt of receipts) {
+      const keys = carrierIdKeys(receipt.carrierMessageId);
+      const known = keys.find((key) => this.carrierIds.has(key));
+      if (known) umidByKey.set(known, this.carrierIds.get(known) as string);
+      else unknownKeys.push(...keys);
+    }
+    for (const [key, umid] of await this.umidsByCarrierKey(tx, unknownKeys)) umidByKey.set(key, umid);
     const umidOfReceipt = (receipt: CarrierReceipt): string | undefined =>
       umidByKey.get(carrierIdKey(receipt.carrierMessageId)) ??
       carrierIdKeys(receipt.carrierMessageId).map((key) => umidByKey.get(key)).find(Boolean);
@@ -243,11 +261,12 @@ export class MessageLifecycleWriter {
       { correlationId: context?.correlationId ?? 'carrier', causationId: null, occurredAt: new Date().toISOString() },
     );
 
-    if (sentNow.length > 0) {
+    const sent = sentNow.map(({ id, umid }) => ({ key: carrierIdKey(id), umid })).filter((k) => k.key !== '');
+    if (sent.length > 0) {
       await tx.query(
         `INSERT INTO ${this.s}.carrier_ids (carrier_key, umid)
          SELECT key, umid FROM jsonb_to_recordset($1::jsonb) AS r(key text, umid uuid) ON CONFLICT DO NOTHING`,
-        [JSON.stringify(sentNow.map(({ id, umid }) => ({ key: carrierIdKey(id), umid })).filter((k) => k.key !== ''))],
+        [JSON.stringify(sent)],
       );
     }
     // Sent or final: off the queue now, so it is never claimed again (the queue projection agrees later).
@@ -260,11 +279,19 @@ export class MessageLifecycleWriter {
         [JSON.stringify(toPark.map((receipt) => ({ key: carrierIdKey(receipt.carrierMessageId), receipt })))],
       );
     }
-    return toRemember;
+    return { states: toRemember, sent };
   }
 
-  /** Committed: the folded states are now what the streams hold. */
-  private remember(states: [string, CachedState][]): void {
+  /** Committed: the folded states are now what the streams hold, the carrier ids what the table holds. */
+  private remember({ states, sent }: Committed): void {
+    for (const { key, umid } of sent) {
+      this.carrierIds.delete(key); // re-inserted at the end: the newest entries are evicted last
+      this.carrierIds.set(key, umid);
+    }
+    for (const key of this.carrierIds.keys()) {
+      if (this.carrierIds.size <= MAX_REMEMBERED_CARRIER_IDS) break;
+      this.carrierIds.delete(key);
+    }
     for (const [umid, entry] of states) {
       if (isFinal(entry.state)) this.cache.delete(umid);
       else this.cache.set(umid, entry);
