@@ -28,7 +28,7 @@ interface Pending {
 
 // Small, frequent transactions: a receipt is acknowledged to the carrier only after its flush
 // commits, so the flush time bounds how fast the carrier's receipt window turns over.
-const FLUSH_EVERY_MS = 5;
+const FLUSH_EVERY_MS = 2;
 const MAX_ITEMS_PER_FLUSH = 250;
 const MAX_CONFLICT_RETRIES = 5;
 /** About a minute of backoff: a database restart, not a bug. */
