@@ -18,7 +18,8 @@ const messagingUrl = env['MESSAGING_URL'] ?? 'http://127.0.0.1:3000';
 const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
 const smscUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
-const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
+// The webhook dispatcher reads every status change too (and posts the ones with a target).
+const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
 const TICKS_PER_SECOND = 100;
 
 async function json<T>(url: string, init?: RequestInit): Promise<T> {
