@@ -76,6 +76,28 @@ describe('EventStore', () => {
     expect((await store.readStream(ds, streamId)).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
+  it('refuses a writer whose version is ahead of the stream (which would leave a gap), and writes none of its streams', async () => {
+    const streamId = `counter-${randomUUID()}`;
+    const other = `counter-${randomUUID()}`;
+    await store.append(ds, [{ streamId, expectedVersion: 0, events: [event(1)] }], meta());
+    await expect(
+      store.append(
+        ds,
+        [
+          { streamId: other, expectedVersion: 0, events: [event(7)] },
+          { streamId, expectedVersion: 3, events: [event(4)] },
+        ],
+        meta(),
+      ),
+    ).rejects.toBeInstanceOf(ConcurrencyError);
+    expect((await store.readStream(ds, streamId)).map((e) => e.data)).toEqual([{ n: 1 }]);
+    expect(await store.readStream(ds, other)).toEqual([]);
+    // A stream expected to exist that does not is refused too.
+    await expect(store.append(ds, [{ streamId: `counter-${randomUUID()}`, expectedVersion: 2, events: [event(1)] }], meta())).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
+  });
+
   it('lets exactly one of two open transactions that saw the same version win', async () => {
     const streamId = `counter-${randomUUID()}`;
     await store.append(ds, [{ streamId, expectedVersion: 0, events: [event(1)] }], meta());

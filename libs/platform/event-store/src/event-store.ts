@@ -47,7 +47,6 @@ export class EventStore {
   }
 
   async append(db: SqlExecutor, appends: readonly AppendToStream[], metadata: AppendMetadata): Promise<StoredEvent[]> {
-    await this.checkExpectedVersions(db, appends.filter((a) => a.expectedVersion > 0));
     const meta = { correlationId: metadata.correlationId, causationId: metadata.causationId, traceparent: metadata.traceparent ?? null };
     const rows = appends.flatMap((a) =>
       // Rows go in in this order, so one stream's positions ascend with the global position.
@@ -64,15 +63,29 @@ export class EventStore {
     );
     if (rows.length === 0) return [];
     try {
-      // Only the positions come back: echoing 10,000 event bodies would cost more than inserting them.
+      // One statement, one round trip: streams expected to exist must be at exactly their expected
+      // version (a writer whose version is ahead would leave a gap the unique constraint cannot
+      // see), else nothing is inserted; a writer that is behind, or a concurrent one, is stopped by
+      // the unique (stream_id, stream_position) constraint. Only the positions come back: echoing
+      // 10,000 event bodies would cost more than inserting them.
+      const existing = appends.filter((a) => a.expectedVersion > 0).map((a) => ({ stream_id: a.streamId, version: a.expectedVersion }));
       const inserted: { event_id: string; global_position: string; transaction_id: string }[] = await db.query(
-        `INSERT INTO ${this.table} (event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at)
+        `WITH mismatched AS (
+           SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS e(stream_id text, version int)
+            WHERE e.version <> coalesce((SELECT max(stream_position) FROM ${this.table} s WHERE s.stream_id = e.stream_id), 0)
+            LIMIT 1)
+         INSERT INTO ${this.table} (event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at)
          SELECT event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at
            FROM jsonb_to_recordset($1::jsonb) AS r(event_id uuid, stream_id text, stream_position int, type text,
                 schema_version int, data jsonb, metadata jsonb, occurred_at timestamptz)
+          WHERE NOT EXISTS (SELECT 1 FROM mismatched)
          RETURNING event_id, global_position, transaction_id::text AS transaction_id`,
-        [JSON.stringify(rows)],
+        [JSON.stringify(rows), JSON.stringify(existing)],
       );
+      if (inserted.length === 0) {
+        const streams = existing.slice(0, 5).map((e) => `${e.stream_id}@${e.version}`).join(', ');
+        throw new ConcurrencyError(`a stream is not at its expected version (expected ${streams}${existing.length > 5 ? ', ...' : ''})`);
+      }
       const positions = new Map(inserted.map((r) => [r.event_id, r]));
       return rows.map((row) => ({
         eventId: row.event_id,
@@ -130,22 +143,6 @@ export class EventStore {
       traceparent: row.metadata.traceparent ?? null,
       data,
     };
-  }
-
-  private async checkExpectedVersions(db: SqlExecutor, appends: readonly AppendToStream[]): Promise<void> {
-    if (appends.length === 0) return;
-    const rows: { stream_id: string; version: number }[] = await db.query(
-      `SELECT stream_id, max(stream_position)::int AS version FROM ${this.table}
-        WHERE stream_id = ANY($1::text[]) GROUP BY stream_id`,
-      [appends.map((a) => a.streamId)],
-    );
-    const versions = new Map(rows.map((r) => [r.stream_id, r.version]));
-    for (const a of appends) {
-      const actual = versions.get(a.streamId) ?? 0;
-      if (actual !== a.expectedVersion) {
-        throw new ConcurrencyError(`stream ${a.streamId} is at version ${actual}, expected ${a.expectedVersion}`);
-      }
-    }
   }
 }
 
