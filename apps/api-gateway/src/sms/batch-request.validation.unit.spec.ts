@@ -156,6 +156,8 @@ describe('toSubmitBatchData: requests refused as a whole (400)', () => {
       ['1006: an expiry with a time but no zone', { expiry: '2030-01-16T10:00' }, ApiErrorCode.InvalidExpiry],
       ['1000: a callback URL that is not http(s)', { dlrCallbackUrl: 'ftp://hooks.example.com/dlr' }, ApiErrorCode.InvalidParameter],
       ['1000: a callback URL that is not a URL', { dlrCallbackUrl: 'hooks' }, ApiErrorCode.InvalidParameter],
+      ['1000: a callback URL with credentials', { dlrCallbackUrl: 'https://user:pw@hooks.example.com/dlr' }, ApiErrorCode.InvalidParameter],
+      ['1000: a callback URL over 2048 characters', { dlrCallbackUrl: `https://hooks.example.com/${'a'.repeat(2050)}` }, ApiErrorCode.InvalidParameter],
     ])('%s', (_, fields, code) => {
       expect(refusal(withItem(fields))).toMatchObject({ status: 400, code });
       expect(refusal(withTemplate(fields))).toMatchObject({ status: 400, code });

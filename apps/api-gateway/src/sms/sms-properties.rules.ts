@@ -2,6 +2,7 @@ import { isSupportedCountry } from 'libphonenumber-js';
 import isISO8601 from 'validator/lib/isISO8601';
 import isURL from 'validator/lib/isURL';
 import { ApiErrorCode } from '@seed/contracts';
+import { callbackUrlProblem } from '@seed/webhook-dispatcher-contracts';
 import { ApiError } from '../http/api-error';
 
 type Rule = { code: number; message: string; valid: (value: unknown) => boolean };
@@ -35,8 +36,9 @@ const COMMON: Record<string, Rule> = {
   expiry: { code: ApiErrorCode.InvalidExpiry, message: 'must be an ISO 8601 date-time with a time zone', valid: iso },
   dlrCallbackUrl: {
     code: ApiErrorCode.InvalidParameter,
-    message: 'must be an http(s) URL',
-    valid: (v) => isString(v) && isURL(v, { protocols: ['http', 'https'], require_protocol: true, require_tld: false }),
+    message: 'must be an http(s) URL without credentials, at most 2048 characters',
+    // The dispatcher's own rule too: a URL it would refuse is refused here, not silently dropped later.
+    valid: (v) => isString(v) && isURL(v, { protocols: ['http', 'https'], require_protocol: true, require_tld: false }) && callbackUrlProblem(v) === null,
   },
 };
 
