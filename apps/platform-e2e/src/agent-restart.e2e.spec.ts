@@ -1,6 +1,6 @@
 import { eventually } from '@seed/platform-testing';
 import { AgentTokenDb, createToken, jwtPart, logIn } from './support/agent';
-import { useAgentProcesses } from './support/agent-processes';
+import { useProcesses } from './support/processes';
 import { ukMobile, type Account } from './support/http';
 import { smsc } from './support/smsc';
 
@@ -12,7 +12,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * sms-batch is back the SMS goes out, and agent-token, started again, requests it once more.
  */
 describe('guest-link SMS across an agent-token crash', () => {
-  const ctx = useAgentProcesses();
+  const ctx = useProcesses({}, ['agent-token']);
   let db: AgentTokenDb;
   let account: Account;
 

@@ -1,7 +1,7 @@
 import { eventually } from '@seed/platform-testing';
 import { sendBatch, ukMobile, type Account } from './support/http';
 import { setDefaultUrl } from './support/webhook-admin';
-import { useWebhookProcesses } from './support/webhook-processes';
+import { useProcesses } from './support/processes';
 import { bodyOf, WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver';
 
 const MESSAGES = 50;
@@ -13,7 +13,7 @@ const MESSAGES = 50;
  */
 describe('webhooks across a dispatcher restart', () => {
   let receiver: WebhookReceiver;
-  const ctx = useWebhookProcesses(async () => {
+  const ctx = useProcesses(async () => {
     receiver = await WebhookReceiver.start();
     return {
       WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
@@ -24,7 +24,7 @@ describe('webhooks across a dispatcher restart', () => {
       WEBHOOK_LEASE_MS: '4000',
       SMSC_RECEIPT_DELAY_MS: '50',
     };
-  });
+  }, ['webhook-dispatcher']);
   let account: Account;
 
   beforeAll(async () => {
