@@ -1,3 +1,4 @@
 export * from './test-infra';
 export * from './unique-name';
 export * from './stack-harness';
+export * from './asyncapi-document';

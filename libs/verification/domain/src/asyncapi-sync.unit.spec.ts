@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { AsyncApiDocument, type Schema } from '@seed/platform-testing';
 import { PRIVATE_STARTED_FIELDS, VERIFICATION_EVENT_TOPIC, verificationStreamId, type VerificationEvent } from '@seed/verification-contracts';
 import { decideVerification, foldVerification, type VerificationCommand } from './verification.decider';
 import { redactedText, settingsOf } from './verification-text';
@@ -10,45 +9,7 @@ import { redactedText, settingsOf } from './verification-text';
  * relay publishes them (VerificationStarted without its private fields).
  */
 
-type Schema = { [key: string]: unknown };
-const ROOT = join(__dirname, '../../../..');
-const doc = JSON.parse(readFileSync(join(ROOT, 'docs/asyncapi.json'), 'utf8')) as Schema;
-const eventsMd = readFileSync(join(ROOT, 'docs/events.md'), 'utf8');
-
-function resolve(ref: string): Schema {
-  let node: unknown = doc;
-  for (const key of ref.slice(2).split('/')) node = (node as Schema)[key];
-  if (node === undefined) throw new Error(`unresolved $ref ${ref}`);
-  return deref(node as Schema);
-}
-const deref = (schema: Schema): Schema => (typeof schema['$ref'] === 'string' ? resolve(schema['$ref']) : schema);
-const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
-
-/** The keywords these schemas use: type, const, enum, pattern, minimum, maximum, format uuid/date-time, required, additionalProperties, properties. */
-function problems(schemaOrRef: Schema, value: unknown, path = '$'): string[] {
-  const schema = deref(schemaOrRef);
-  const allowed = schema['type'] === undefined ? null : ([] as string[]).concat(schema['type'] as string);
-  const actual = typeOf(value);
-  if (allowed && !allowed.includes(actual) && !(actual === 'integer' && allowed.includes('number'))) return [`${path}: is ${actual}`];
-  const found: string[] = [];
-  if ('const' in schema && value !== schema['const']) found.push(`${path}: not ${String(schema['const'])}`);
-  if (Array.isArray(schema['enum']) && !schema['enum'].includes(value)) found.push(`${path}: not in the enum`);
-  if (typeof value === 'string' && typeof schema['pattern'] === 'string' && !new RegExp(schema['pattern'], 'u').test(value)) found.push(`${path}: pattern`);
-  if (typeof value === 'string' && schema['format'] === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)) found.push(`${path}: not a uuid`);
-  if (typeof value === 'string' && schema['format'] === 'date-time' && Number.isNaN(Date.parse(value))) found.push(`${path}: not a date-time`);
-  if (typeof value === 'number' && typeof schema['minimum'] === 'number' && value < schema['minimum']) found.push(`${path}: below minimum`);
-  if (typeof value === 'number' && typeof schema['maximum'] === 'number' && value > schema['maximum']) found.push(`${path}: above maximum`);
-  if (actual === 'object') {
-    const object = value as Schema;
-    const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
-    for (const key of (schema['required'] ?? []) as string[]) if (!(key in object)) found.push(`${path}.${key}: missing`);
-    for (const [key, v] of Object.entries(object)) {
-      if (properties[key]) found.push(...problems(properties[key], v, `${path}.${key}`));
-      else if (schema['additionalProperties'] === false) found.push(`${path}.${key}: not allowed`);
-    }
-  }
-  return found;
-}
+const { doc, eventsMd, deref, problems } = new AsyncApiDocument();
 
 // --- every event the decider writes, through the lives a verification can have ---
 const T0 = new Date('2030-01-15T10:00:00.000Z');
