@@ -10,6 +10,7 @@
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openLoop, percentile } from './bench-support';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -61,28 +62,9 @@ async function flow(n: number, apiKey: string, timings: Timings | null): Promise
   if (timings) timings.flowsDone++;
 }
 
-async function run(durationSeconds: number, firstFlow: number, keys: string[], timings: Timings | null): Promise<number> {
-  const total = Math.round(rate * durationSeconds);
-  const flows: Promise<void>[] = [];
-  const started = performance.now();
-  for (let i = 0; i < total; i++) {
-    const wait = started + (i * 1000) / rate - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    const n = firstFlow + i;
-    flows.push(
-      flow(n, keys[n % keys.length] as string, timings).catch((error: unknown) => {
-        timings?.failures.set(String(error), (timings.failures.get(String(error)) ?? 0) + 1);
-      }),
-    );
-  }
-  await Promise.all(flows);
-  return (performance.now() - started) / 1000;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number((sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN).toFixed(1));
-}
+/** `rate` flows a second for `durationSeconds`, spread over the accounts' keys. */
+const run = (durationSeconds: number, firstFlow: number, keys: string[], timings: Timings | null): Promise<number> =>
+  openLoop(rate, durationSeconds, firstFlow, (n) => flow(n, keys[n % keys.length] as string, timings), timings?.failures);
 
 /** Guest-link SMS the simulator received for the measured flows' numbers. */
 async function smsReceived(first: number, count: number): Promise<number> {

@@ -9,6 +9,7 @@
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openLoop, percentile } from './bench-support';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -72,28 +73,9 @@ async function flow(n: number, apiKey: string, subAccountId: string, timings: Ti
   if (timings) timings.flowsDone++;
 }
 
-/** Starts `rate` flows a second for `duration` s; resolves when every flow has ended. */
-async function run(durationSeconds: number, firstFlow: number, key: string, subs: string[], timings: Timings | null): Promise<number> {
-  const total = Math.round(rate * durationSeconds);
-  const flows: Promise<void>[] = [];
-  const started = performance.now();
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    const n = firstFlow + i;
-    flows.push(flow(n, key, subs[n % subs.length] as string, timings).catch((error: unknown) => {
-      timings?.failures.set(String(error), (timings.failures.get(String(error)) ?? 0) + 1);
-    }));
-  }
-  await Promise.all(flows);
-  return (performance.now() - started) / 1000;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number((sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN).toFixed(1));
-}
+/** `rate` flows a second for `durationSeconds`, spread over the sub-accounts. */
+const run = (durationSeconds: number, firstFlow: number, key: string, subs: string[], timings: Timings | null): Promise<number> =>
+  openLoop(rate, durationSeconds, firstFlow, (n) => flow(n, key, subs[n % subs.length] as string, timings), timings?.failures);
 
 async function smscSubmits(): Promise<number | null> {
   try {

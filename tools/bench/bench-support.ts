@@ -1,0 +1,36 @@
+// What the benchmark scripts share: an open-loop load generator and percentiles.
+
+/**
+ * Starts `rate` flows a second for `seconds` s, on schedule whether or not earlier flows have
+ * ended (open loop: a slow system meets the offered load, not a politely waiting client).
+ * `flow(n)` gets the flow's number, `firstFlow` upwards; a failed flow is counted by its error.
+ * Resolves, once every flow has ended, with the seconds it took.
+ */
+export async function openLoop(
+  rate: number,
+  seconds: number,
+  firstFlow: number,
+  flow: (n: number) => Promise<void>,
+  failures?: Map<string, number>,
+): Promise<number> {
+  const total = Math.round(rate * seconds);
+  const flows: Promise<void>[] = [];
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    flows.push(
+      flow(firstFlow + i).catch((error: unknown) => {
+        failures?.set(String(error), (failures.get(String(error)) ?? 0) + 1);
+      }),
+    );
+  }
+  await Promise.all(flows);
+  return (performance.now() - started) / 1000;
+}
+
+/** The p-th percentile (nearest rank) of the values, to 0.1; NaN for none. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number((sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN).toFixed(1));
+}
