@@ -5,6 +5,7 @@ import { PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platf
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SmsBatchConfig } from './sms-batch.config';
 import { smsBatchProjections, smsBatchService } from './sms-batch.service';
+import { toPublicSmsBatchEvent } from './public-events';
 import { MessageQueriesHandler } from './queries/message-queries.handler';
 import { SealedTexts } from './sealed-texts';
 import { SendingModule } from './sending/sending.module';
@@ -29,6 +30,6 @@ export class SmsBatchModule implements OnModuleInit {
 
   onModuleInit(): void {
     for (const projection of smsBatchProjections(this.schema.name)) this.subscriptions.register(projection);
-    this.subscriptions.register(new OutboxRelay(this.producer, SMS_BATCH_EVENT_TOPIC));
+    this.subscriptions.register(new OutboxRelay(this.producer, SMS_BATCH_EVENT_TOPIC, toPublicSmsBatchEvent));
   }
 }

@@ -49,7 +49,10 @@ export interface MessageQueuedV1 extends MessageIdentity {
   source: string | null;
   /** The text as sent; for a sealed message, its redacted form (secrets masked). */
   text: string;
-  /** Present only for messages of the platform's own senders: the real text, sealed (see SmsBatchItem). */
+  /**
+   * Only in sms-batch's own log, for messages of the platform's own senders: the real text, sealed
+   * (see SmsBatchItem). The outbox relay leaves it out of the public topic.
+   */
   sealedText?: string;
   encoding: 'GSM7' | 'UCS2';
   /** Number of SMS parts the text needs. */
