@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DeliveryStatusWebhook } from '@seed/webhook-dispatcher-contracts';
 
 export interface ReceivedWebhook {
   path: string;
@@ -105,22 +106,5 @@ export function verifiesWith(secret: string, header: string | string[] | undefin
   return parts.some(([k, v]) => k === 'v1' && v !== undefined && /^[0-9a-f]{64}$/.test(v) && timingSafeEqual(Buffer.from(v, 'hex'), expected));
 }
 
-/** The webhook body as product-decisions.md defines it. */
-export interface WebhookBody {
-  namespace: string;
-  eventType: string;
-  description: string;
-  payload: {
-    umid: string;
-    batchId: string;
-    clientMessageId: string | null;
-    clientBatchId: string | null;
-    subAccountId: string;
-    source: string | null;
-    destination: string;
-    smsCount: number;
-    status: { state: string; detail: string; timestamp: string; errorCode: string | null; errorMessage: string | null };
-  };
-}
-
-export const bodyOf = (r: ReceivedWebhook): WebhookBody => JSON.parse(r.body) as WebhookBody;
+/** The body as a receiver parses it: the contract's type, so a test reads the fields the dispatcher sends. */
+export const bodyOf = (r: ReceivedWebhook): DeliveryStatusWebhook => JSON.parse(r.body) as DeliveryStatusWebhook;
