@@ -1,8 +1,7 @@
 import { eventually, type RunningStack } from '@seed/platform-testing';
-import { AgentTokenDb, createToken, guestRoom, jwtPart, logIn, openGuestLink, postSession, postToken } from './support/agent';
+import { AgentTokenDb, useAgentStack, createToken, guestRoom, jwtPart, logIn, openGuestLink, postSession, postToken } from './support/agent';
 import { expectApiError, ukMobile, type Account } from './support/http';
 import { smsc } from './support/smsc';
-import { useStack } from './support/stack';
 
 /** Rooms that wait 2 s for their agent, tokens that live 4 s: the expiry rules with a short clock. */
 const ROOM_SECONDS = 2;
@@ -10,17 +9,11 @@ const TOKEN_SECONDS = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('room and token expiry', () => {
-  const ctx = useStack({ ROOM_VALIDITY_SECONDS: String(ROOM_SECONDS), AGENT_TOKEN_TTL_SECONDS: String(TOKEN_SECONDS), ROOM_EXPIRY_SWEEP_MS: '200' });
+  const ctx = useAgentStack({ ROOM_VALIDITY_SECONDS: String(ROOM_SECONDS), AGENT_TOKEN_TTL_SECONDS: String(TOKEN_SECONDS), ROOM_EXPIRY_SWEEP_MS: '200' });
   let stack: RunningStack;
   let db: AgentTokenDb;
   let account: Account;
-
-  beforeAll(async () => {
-    ({ stack } = ctx);
-    db = new AgentTokenDb(stack);
-    account = await stack.createAccount();
-  });
-  afterAll(() => db?.close());
+  beforeAll(() => ({ stack, db, account } = ctx));
 
   it('a room no agent joined expires after its validity: the guest page says so, RoomExpired is recorded, no SMS goes out', async () => {
     const phone = ukMobile(7001);

@@ -1,25 +1,18 @@
 import { eventually, type RunningStack } from '@seed/platform-testing';
-import { AgentTokenDb, createToken, guestRoom, jwtPart, logIn, openGuestLink, postSession } from './support/agent';
+import { AgentTokenDb, useAgentStack, createToken, guestRoom, jwtPart, logIn, openGuestLink, postSession } from './support/agent';
 import { expectApiError, ukMobile, type Account } from './support/http';
 import { consumeUntil } from './support/kafka';
 import { smsc } from './support/smsc';
-import { useStack } from './support/stack';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Agents log in with their token; the first login sends the guest link by SMS; the guest page shows the room. */
 describe('agent login, guest-link SMS and guest page', () => {
-  const ctx = useStack();
+  const ctx = useAgentStack();
   let stack: RunningStack;
   let db: AgentTokenDb;
   let account: Account;
-
-  beforeAll(async () => {
-    ({ stack } = ctx);
-    db = new AgentTokenDb(stack);
-    account = await stack.createAccount();
-  });
-  afterAll(() => db?.close());
+  beforeAll(() => ({ stack, db, account } = ctx));
 
   describe('POST /api/v1/sessions', () => {
     it('answers who the agent is and the room, and sends the guest link by SMS on the first login only', async () => {
@@ -47,9 +40,9 @@ describe('agent login, guest-link SMS and guest page', () => {
       const roomId = claims['room'] as string;
       const sent = await eventually(async () => (await db.events(`type = 'GuestLinkSent' AND data->>'roomId' = $1`, [roomId]))[0]);
       expect(sent.data).toMatchObject({ roomId, destination: phone, status: 'QUEUED' });
-      const queued = await ctx.db.query<{ text: string; client_batch_id: string; sub_account_id: string }>(
+      const queued = await ctx.smsBatch.query<{ text: string; client_batch_id: string; sub_account_id: string }>(
         `SELECT data->>'text' AS text, data->>'clientBatchId' AS client_batch_id, data->>'subAccountId' AS sub_account_id
-           FROM ${ctx.db.table('events')} WHERE type = 'MessageQueued' AND data->>'umid' = $1`,
+           FROM ${ctx.smsBatch.table('events')} WHERE type = 'MessageQueued' AND data->>'umid' = $1`,
         [sent.data['umid']],
       );
       expect(queued).toHaveLength(1);

@@ -1,24 +1,17 @@
 import type { RunningStack } from '@seed/platform-testing';
 import { admin } from './support/admin';
-import { AgentTokenDb, createToken, jwtPart, postToken } from './support/agent';
+import { AgentTokenDb, useAgentStack, createToken, jwtPart, postToken } from './support/agent';
 import { expectApiError, request, type Account } from './support/http';
-import { useStack } from './support/stack';
 
 const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 /** `POST /api/v1/tokens` as the contract and the product decisions describe it. */
 describe('agent tokens: POST /api/v1/tokens', () => {
-  const ctx = useStack();
+  const ctx = useAgentStack();
   let stack: RunningStack;
   let db: AgentTokenDb;
   let account: Account;
-
-  beforeAll(async () => {
-    ({ stack } = ctx);
-    db = new AgentTokenDb(stack);
-    account = await stack.createAccount();
-  });
-  afterAll(() => db?.close());
+  beforeAll(() => ({ stack, db, account } = ctx));
 
   describe('without a room', () => {
     it.each([

@@ -1,7 +1,9 @@
 import { Pool } from 'pg';
 import type { AgentSessionResponse, AgentTokenResponse, GuestRoomResponse } from '@seed/agent-token-contracts';
 import type { RunningStack } from '@seed/platform-testing';
-import { request, type RawRequest } from './http';
+import { request, type Account, type RawRequest } from './http';
+import type { SmsBatchDb } from './database';
+import { useStack } from './stack';
 
 export type { AgentSessionResponse, AgentTokenResponse, GuestRoomResponse };
 
@@ -68,4 +70,45 @@ export class AgentTokenDb {
   close(): Promise<void> {
     return this.pool.end();
   }
+}
+
+export interface AgentContext {
+  readonly stack: RunningStack;
+  readonly db: AgentTokenDb;
+  /** The stack's sms-batch schema, where the guest-link SMS is recorded. */
+  readonly smsBatch: SmsBatchDb;
+  readonly account: Account;
+}
+
+/**
+ * What every agent test file starts from: its own stack (with `extraEnv`), a look into
+ * agent-token's schema, and one account. Available from beforeAll on; closed in afterAll.
+ */
+export function useAgentStack(extraEnv: Record<string, string> = {}): AgentContext {
+  const ctx = useStack(extraEnv);
+  let db: AgentTokenDb | undefined;
+  let account: Account | undefined;
+  beforeAll(async () => {
+    db = new AgentTokenDb(ctx.stack);
+    account = await ctx.stack.createAccount();
+  });
+  afterAll(() => db?.close());
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the agent stack is not started');
+    return value;
+  };
+  return {
+    get stack() {
+      return ctx.stack;
+    },
+    get db() {
+      return started(db);
+    },
+    get smsBatch() {
+      return ctx.db;
+    },
+    get account() {
+      return started(account);
+    },
+  };
 }
