@@ -53,6 +53,9 @@ export class CommandBus {
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: false });
     await consumer.run({
+      // Replies are read from where the topic ended at start (the seek below), never from a
+      // committed offset: committing one per reply would only load the broker.
+      autoCommit: false,
       partitionsConsumedConcurrently: 3,
       eachMessage: async ({ message }) => {
         const commandId = message.headers?.[MessageHeader.CausationId]?.toString();

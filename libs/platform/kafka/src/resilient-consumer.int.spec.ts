@@ -15,7 +15,7 @@ const consumers: ResilientConsumer[] = [];
 
 // One partition each, so "the next record" is well defined.
 const topic = (name: string): TopicSpec => ({ name, partitions: 1, retentionMs: 3_600_000 });
-const TOPICS = ['retry', 'poison', 'restart'];
+const TOPICS = ['retry', 'poison', 'restart', 'interval'];
 
 async function consume(options: Omit<ConsumerOptions, 'groupId'> & { groupId?: string }, handler: RecordHandler): Promise<ResilientConsumer> {
   const consumer = new ResilientConsumer(kafka, producer, testLogger(), { groupId: `group-${randomUUID()}`, ...options });
@@ -127,5 +127,29 @@ describe('ResilientConsumer', () => {
     await eventually(async () => (second.includes('r5') ? true : undefined));
     expect(first).toEqual(['r1', 'r2', 'r3']);
     expect(second).toEqual(['r4', 'r5']);
+  });
+
+  it('commits handled records on its interval while it runs, not only when it stops', async () => {
+    const groupId = `interval-${randomUUID()}`;
+    const handled: string[] = [];
+    await consume({ groupId, topics: ['interval'], deadLetterTopic: 'interval.dlq', commitIntervalMs: 200 }, async (record) => {
+      handled.push(idOf(record));
+    });
+    await send('interval', ['i1', 'i2', 'i3']);
+    await eventually(async () => (handled.length >= 3 ? true : undefined));
+
+    // What a consumer that dies now (no stop, no final commit) leaves its group: all three handled.
+    const admin = kafka.kafka.admin();
+    await admin.connect();
+    try {
+      const committed = await eventually(async () => {
+        const [offsets] = await admin.fetchOffsets({ groupId: kafka.group(groupId), topics: [kafka.topic('interval')] });
+        const offset = offsets?.partitions[0]?.offset;
+        return offset === '3' ? offset : undefined;
+      });
+      expect(committed).toBe('3');
+    } finally {
+      await admin.disconnect();
+    }
   });
 });
