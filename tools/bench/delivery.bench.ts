@@ -3,8 +3,10 @@
 // recorded, end-to-end messages/s, and the CPU each process used meanwhile.
 // A warm-up run (BENCH_WARMUP messages, not reported) comes first: the first batch after a start
 // pays for JIT compilation and connection set-up. Then BENCH_RUNS measured runs.
+// Also the mean time sms-batch took to answer a receipt (its sms_batch_receipt_ack_seconds metric):
+// the carrier's receipt window divided by it bounds the receipt rate.
 // Settings: BENCH_MESSAGES (10000), BENCH_WARMUP (2000), BENCH_RUNS (3), MESSAGING_URL, ADMIN_URL,
-// ADMIN_TOKEN, SMSC_HTTP_URL.
+// ADMIN_TOKEN, SMSC_HTTP_URL, SMS_BATCH_METRICS_URL.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ const runs = Number(env['BENCH_RUNS'] ?? 3);
 const messagingUrl = env['MESSAGING_URL'] ?? 'http://127.0.0.1:3000';
 const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
 const smscUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
+const metricsUrl = env['SMS_BATCH_METRICS_URL'] ?? 'http://127.0.0.1:3110/metrics';
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 // The webhook dispatcher reads every status change too (and posts the ones with a target).
 const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
@@ -48,12 +51,24 @@ function cpuSeconds(pattern: string): number {
   return ticks / TICKS_PER_SECOND;
 }
 
+/** Sum and count of sms-batch's receipt acknowledgement histogram; zeros when it cannot be read. */
+async function receiptAcks(): Promise<{ sum: number; count: number }> {
+  try {
+    const text = await (await fetch(metricsUrl)).text();
+    const value = (name: string) => Number(new RegExp(`^${name}\\{outcome="recorded"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { sum: value('sms_batch_receipt_ack_seconds_sum'), count: value('sms_batch_receipt_ack_seconds_count') };
+  } catch {
+    return { sum: 0, count: 0 };
+  }
+}
+
 interface RunResult {
   messages: number;
   acceptMs: number;
   timeToLastSubmitMs: number;
   timeToLastReceiptMs: number;
   endToEndMessagesPerSecond: number;
+  meanReceiptAckMs: number;
   cpuSeconds: Record<string, number>;
 }
 
@@ -64,6 +79,7 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
     text: `Delivery check ${i}: your parcel arrives today.`,
   }));
   const cpuBefore = PROCESSES.map(cpuSeconds);
+  const acksBefore = await receiptAcks();
   const started = performance.now();
   const batch = await json<{ batchId: string; acceptedCount: number }>(`${messagingUrl}/sms/v1/${subAccountId}/many`, {
     method: 'POST',
@@ -89,12 +105,15 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   if (!lastReceiptMs) throw new Error('not every message reached a final state within 10 minutes');
+  const acksAfter = await receiptAcks();
+  const acked = acksAfter.count - acksBefore.count;
   return {
     messages: batch.acceptedCount,
     acceptMs: Math.round(acceptMs),
     timeToLastSubmitMs: Math.round(lastSubmitMs || lastReceiptMs),
     timeToLastReceiptMs: Math.round(lastReceiptMs),
     endToEndMessagesPerSecond: Math.round(batch.acceptedCount / (lastReceiptMs / 1000)),
+    meanReceiptAckMs: acked > 0 ? Number(((1000 * (acksAfter.sum - acksBefore.sum)) / acked).toFixed(1)) : 0,
     cpuSeconds: Object.fromEntries(PROCESSES.map((p, i) => [p.split('/').slice(-3, -2)[0] ?? p, Number((cpuSeconds(p) - (cpuBefore[i] ?? 0)).toFixed(1))])),
   };
 }

@@ -1,6 +1,7 @@
 import * as smpp from 'smpp';
 import type { Logger } from 'pino';
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
+import { receiptAckSeconds } from './carrier.metrics';
 import { parseSmppUrl, redactSmppUrl, type SmppEndpoint } from './smpp-url';
 
 /** SMPP command_status values the sender treats as "try again later"; any other is final. */
@@ -182,6 +183,7 @@ export class SmppCarrier {
   }
 
   private async handleDeliverSm(session: smpp.Session, pdu: smpp.Pdu): Promise<void> {
+    const timer = receiptAckSeconds.startTimer();
     const message = pdu['short_message'] as { message?: unknown } | Buffer | undefined;
     const text = Buffer.isBuffer(message) ? message.toString('latin1') : String(message?.message ?? '');
     try {
@@ -193,10 +195,12 @@ export class SmppCarrier {
       });
       corkForThisTick(session);
       session.send(pdu.response());
+      timer({ outcome: 'recorded' });
     } catch (error) {
       // Not recorded: a temporary error makes the carrier deliver the receipt again later.
       this.logger.error({ err: error }, 'receipt not recorded; asking the carrier to retry');
       session.send(pdu.response({ command_status: 0x64 }));
+      timer({ outcome: 'retry' });
     }
   }
 

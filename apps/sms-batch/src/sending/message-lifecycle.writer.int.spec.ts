@@ -101,6 +101,32 @@ describe('MessageLifecycleWriter', () => {
     expect(await types(second)).toEqual(['MessageQueued']);
   });
 
+  it('records a receipt for a submission it committed while a flush of submissions is still held up', async () => {
+    const writer = newWriter();
+    const [sent, next] = (await queue(['Sent before', 'Held up'])) as [string, string];
+    await writer.record({ umid: sent, command: { type: 'RecordSubmission', carrierMessageIds: ['b1'], at: new Date().toISOString() } });
+    // Another transaction holds the carrier-id row the next submission's flush must write: that flush waits.
+    const blocker = ds.createQueryRunner();
+    await blocker.connect();
+    await blocker.startTransaction();
+    await blocker.query(`INSERT INTO "${schema}".carrier_ids (carrier_key, umid) VALUES ('b2', $1)`, [next]);
+    let submissionCommitted = false;
+    const submission = writer
+      .record({ umid: next, command: { type: 'RecordSubmission', carrierMessageIds: ['b2'], at: new Date().toISOString() } })
+      .then(() => (submissionCommitted = true));
+    try {
+      // The carrier's receipt for the first message is answered without waiting for that flush.
+      await writer.record({ receipt: receipt('b1') });
+      expect(submissionCommitted).toBe(false);
+      expect(await types(sent)).toEqual(['MessageQueued', 'MessageSent', 'MessageDelivered']);
+    } finally {
+      await blocker.rollbackTransaction();
+      await blocker.release();
+    }
+    await submission;
+    expect(await types(next)).toEqual(['MessageQueued', 'MessageSent']);
+  });
+
   it('sweeps parked receipts whose submission another replica recorded meanwhile', async () => {
     const [umid] = (await queue(['Hello'])) as [string];
     const replicaA = newWriter();

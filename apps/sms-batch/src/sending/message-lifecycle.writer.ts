@@ -26,6 +26,14 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** Items waiting for a flush, and the flush in progress (at most one per lane). */
+interface Lane {
+  readonly name: 'main' | 'receipts';
+  queue: Pending[];
+  flushing: Promise<void> | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
 // Small, frequent transactions: a receipt is acknowledged to the carrier only after its flush
 // commits, so the flush time bounds how fast the carrier's receipt window turns over.
 const FLUSH_EVERY_MS = 2;
@@ -48,11 +56,20 @@ const isFinal = (state: MessageState): boolean => state.status === 'delivered' |
  * in one transaction: read the streams, fold, decide, append with expected versions, and keep
  * carrier ids, the outbound queue and parked receipts in step — thousands of messages a second
  * without a transaction each. A promise per item resolves once its decision is committed.
+ *
+ * Two lanes flush side by side, each one transaction at a time. Receipts for submissions this
+ * writer has committed take the receipts lane: they are acknowledged to the carrier only after
+ * their commit, and the carrier's window of unanswered receipts turns over no faster than that, so
+ * they must not wait behind a flush of a few hundred submissions. Everything else — submissions,
+ * and receipts whose submission is unknown here or not committed yet — takes the main lane, where
+ * a receipt is matched, or parked, in order with the submissions before it. The lanes seldom touch
+ * one stream; when they do, the expected-version append refuses one and it retries.
  */
 @Injectable()
 export class MessageLifecycleWriter {
   private readonly s: string;
-  private queue: Pending[] = [];
+  private readonly main: Lane = { name: 'main', queue: [], flushing: undefined, timer: undefined };
+  private readonly receipts: Lane = { name: 'receipts', queue: [], flushing: undefined, timer: undefined };
   /**
    * Folded state of messages between their submission and their receipt, so the receipt's
    * decision needs no second read of the stream. Only ever a shortcut: the append's expected
@@ -66,8 +83,6 @@ export class MessageLifecycleWriter {
    * gets the same id replaces the entry, as the latest one wins there too.
    */
   private readonly carrierIds = new Map<string, string>();
-  private flushing: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -80,11 +95,16 @@ export class MessageLifecycleWriter {
   }
 
   record(item: LifecycleItem): Promise<void> {
+    const lane = 'receipt' in item && this.knowsCarrierId(item.receipt) ? this.receipts : this.main;
     return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      if (this.queue.length >= MAX_ITEMS_PER_FLUSH) void this.flush();
-      else this.timer ??= setTimeout(() => void this.flush(), FLUSH_EVERY_MS);
+      lane.queue.push({ item, resolve, reject });
+      if (lane.queue.length >= MAX_ITEMS_PER_FLUSH) void this.flush(lane);
+      else lane.timer ??= setTimeout(() => void this.flush(lane), FLUSH_EVERY_MS);
     });
+  }
+
+  private knowsCarrierId(receipt: CarrierReceipt): boolean {
+    return carrierIdKeys(receipt.carrierMessageId).some((key) => this.carrierIds.has(key));
   }
 
   /**
@@ -93,18 +113,19 @@ export class MessageLifecycleWriter {
    * Ones that match nothing for a day are dropped with a log line.
    */
   async sweepParkedReceipts(): Promise<number> {
-    // Runs in the flush slot, so it never decides about a message while a flush does.
-    while (this.flushing) await this.flushing;
+    // Runs in the main lane's flush slot, in order with the submissions it may match.
+    const lane = this.main;
+    while (lane.flushing) await lane.flushing;
     const sweep = this.sweepOnce();
-    this.flushing = sweep.then(
+    lane.flushing = sweep.then(
       () => undefined,
       () => undefined,
     );
     try {
       return await sweep;
     } finally {
-      this.flushing = undefined;
-      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), 0);
+      lane.flushing = undefined;
+      if (lane.queue.length > 0) lane.timer ??= setTimeout(() => void this.flush(lane), 0);
     }
   }
 
@@ -132,20 +153,21 @@ export class MessageLifecycleWriter {
 
   /** Writes everything gathered so far; resolves when it is committed (shutdown and tests). */
   async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.flushing) await this.flush();
+    const busy = (lane: Lane) => lane.queue.length > 0 || lane.flushing !== undefined;
+    while (busy(this.main) || busy(this.receipts)) await Promise.all([this.flush(this.main), this.flush(this.receipts)]);
   }
 
-  private async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.flushing) return this.flushing;
-    const batch = this.queue.splice(0, MAX_ITEMS_PER_FLUSH);
+  private async flush(lane: Lane): Promise<void> {
+    clearTimeout(lane.timer);
+    lane.timer = undefined;
+    if (lane.flushing) return lane.flushing;
+    const batch = lane.queue.splice(0, MAX_ITEMS_PER_FLUSH);
     if (batch.length === 0) return;
-    this.flushing = this.write(batch).finally(() => {
-      this.flushing = undefined;
-      if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), 0);
+    lane.flushing = this.write(batch).finally(() => {
+      lane.flushing = undefined;
+      if (lane.queue.length > 0) lane.timer ??= setTimeout(() => void this.flush(lane), 0);
     });
-    return this.flushing;
+    return lane.flushing;
   }
 
   private async write(batch: Pending[]): Promise<void> {
@@ -155,7 +177,10 @@ export class MessageLifecycleWriter {
         break;
       } catch (error) {
         if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) {
-          this.cache.clear(); // another writer (a replica) appended: read the streams afresh
+          // Another writer (the other lane, a replica) appended: read this batch's streams afresh,
+          // then every stream (the conflict may be on one a parked receipt brought in).
+          if (attempt === 1) this.forget(batch.map((p) => p.item));
+          else this.cache.clear();
           continue;
         }
         if (!(error instanceof ConcurrencyError) && !isPermanentDatabaseError(error) && attempt < MAX_TRANSIENT_RETRIES) {
@@ -300,6 +325,16 @@ export class MessageLifecycleWriter {
     for (const umid of this.cache.keys()) {
       if (this.cache.size <= MAX_CACHED_STATES) break;
       this.cache.delete(umid);
+    }
+  }
+
+  private forget(items: LifecycleItem[]): void {
+    for (const item of items) {
+      if ('umid' in item) this.cache.delete(item.umid);
+      for (const key of 'receipt' in item ? carrierIdKeys(item.receipt.carrierMessageId) : []) {
+        const umid = this.carrierIds.get(key);
+        if (umid) this.cache.delete(umid);
+      }
     }
   }
 
