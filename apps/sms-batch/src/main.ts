@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const config = loadConfig(SmsBatchConfig);
   const logger = createLogger('sms-batch', config.LOG_LEVEL);
   await bootstrapService({
-    module: SmsBatchModule.register(config, logger),
+    module: SmsBatchModule.register(config, logger, config.FOLLOWER_THREAD ? 'thread' : 'here'),
     logger,
     healthPort: config.HEALTH_PORT,
     commands: { topic: SMS_BATCH_COMMAND_TOPIC, groupId: 'sms-batch' },

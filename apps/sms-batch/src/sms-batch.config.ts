@@ -1,9 +1,16 @@
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { PlatformConfig } from '@seed/platform-config';
 import { IsKeyring } from '@seed/platform-secrets';
 
 export class SmsBatchConfig extends PlatformConfig {
   override HEALTH_PORT = 3110;
+
+  /**
+   * Runs the read models and the relay to the event topic on a worker thread, beside the thread
+   * that sends and records receipts: two cores instead of one. false: one thread for everything.
+   */
+  @IsBoolean()
+  FOLLOWER_THREAD = true;
 
   /** The carrier: `smpp://system_id:password@host:port`. Empty: messages stay queued (nothing is sent). */
   @Matches(/^(smpp:\/\/[^@/]+@[^/:]+(:\d+)?)?$/, { message: 'SMPP_URL must be smpp://system_id:password@host:port' })

@@ -1,15 +1,19 @@
-import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { MessageProducer, OutboxRelay } from '@seed/platform-kafka';
+import { MessageProducer } from '@seed/platform-kafka';
 import { PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
-import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SmsBatchConfig } from './sms-batch.config';
-import { smsBatchProjections, smsBatchService } from './sms-batch.service';
-import { toPublicSmsBatchEvent } from './public-events';
+import { smsBatchService } from './sms-batch.service';
+import { FollowerThread } from './followers/follower-thread';
+import { registerSmsBatchFollowers } from './followers/sms-batch-followers';
 import { MessageQueriesHandler } from './queries/message-queries.handler';
 import { SealedTexts } from './sealed-texts';
 import { SendingModule } from './sending/sending.module';
 import { SubmitBatchHandler } from './submit-batch/submit-batch.handler';
+
+/** Where the followers of the log run: on this thread, or on a worker thread (the service's default). */
+export type FollowersPlacement = 'here' | 'thread';
+const FOLLOWERS_PLACEMENT = Symbol('FOLLOWERS_PLACEMENT');
 
 @Module({})
 export class SmsBatchModule implements OnModuleInit {
@@ -17,19 +21,24 @@ export class SmsBatchModule implements OnModuleInit {
     private readonly subscriptions: SubscriptionRegistry,
     private readonly producer: MessageProducer,
     private readonly schema: ServiceSchema,
+    @Inject(FOLLOWERS_PLACEMENT) private readonly followers: FollowersPlacement,
   ) {}
 
-  static register(config: SmsBatchConfig, logger: Logger): DynamicModule {
+  /** `followers: 'thread'` needs the compiled worker entry (dist/), so tests keep them here. */
+  static register(config: SmsBatchConfig, logger: Logger, followers: FollowersPlacement = 'here'): DynamicModule {
     return {
       module: SmsBatchModule,
       imports: [PlatformModule.forService(smsBatchService, config, logger), SendingModule.register(config)],
       controllers: [SubmitBatchHandler, MessageQueriesHandler],
-      providers: [{ provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) }],
+      providers: [
+        { provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) },
+        { provide: FOLLOWERS_PLACEMENT, useValue: followers },
+        ...(followers === 'thread' ? [FollowerThread] : []),
+      ],
     };
   }
 
   onModuleInit(): void {
-    for (const projection of smsBatchProjections(this.schema.name)) this.subscriptions.register(projection);
-    this.subscriptions.register(new OutboxRelay(this.producer, SMS_BATCH_EVENT_TOPIC, toPublicSmsBatchEvent));
+    if (this.followers === 'here') registerSmsBatchFollowers(this.subscriptions, this.producer, this.schema.name);
   }
 }

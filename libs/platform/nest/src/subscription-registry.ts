@@ -11,6 +11,7 @@ import { LOGGER } from './platform.tokens';
 @Injectable()
 export class SubscriptionRegistry implements BeforeApplicationShutdown {
   private readonly subscriptions: EventSubscription[] = [];
+  private readonly wakeListeners: (() => void)[] = [];
   private started = false;
 
   constructor(
@@ -34,6 +35,12 @@ export class SubscriptionRegistry implements BeforeApplicationShutdown {
   /** After a local append: followers read it now instead of at their next poll. */
   wakeAll(): void {
     for (const s of this.subscriptions) s.wake();
+    for (const listener of this.wakeListeners) listener();
+  }
+
+  /** Also told of every local append: followers of this log that run elsewhere (a worker thread). */
+  onWake(listener: () => void): void {
+    this.wakeListeners.push(listener);
   }
 
   /** Runs every follower until it has nothing left (replay tooling and tests). */
