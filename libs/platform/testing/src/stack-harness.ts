@@ -147,8 +147,19 @@ export async function freePortBlock(): Promise<number> {
   for (;;) {
     const base = 10_000 + 50 * Math.floor(Math.random() * 400);
     const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 10, base + 20, base + 30, base + 40];
+    if (!ports.every(isFetchablePort)) continue;
     if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
   }
+}
+
+/**
+ * The Fetch standard's "bad ports" above 1024: Node's fetch refuses to connect to them, so a
+ * service listening there would never be seen ready by the tests (10080 was, once, agent-token's).
+ */
+const FETCH_BLOCKED_PORTS = new Set([1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080]);
+
+export function isFetchablePort(port: number): boolean {
+  return port > 1024 && !FETCH_BLOCKED_PORTS.has(port);
 }
 
 function isFree(port: number): Promise<boolean> {
