@@ -1,4 +1,6 @@
-// What the benchmark scripts share: an open-loop load generator and percentiles.
+// What the benchmark scripts share: an open-loop load generator, percentiles, CPU time of processes.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /**
  * Starts `rate` flows a second for `seconds` s, on schedule whether or not earlier flows have
@@ -33,4 +35,27 @@ export async function openLoop(
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return Number((sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN).toFixed(1));
+}
+
+/**
+ * CPU seconds (user + system) used so far by the processes whose command line matches `pattern`;
+ * only children of `parent` when given (other stacks may run too). 0 when none runs.
+ */
+export function cpuSecondsOf(pattern: string, parent?: number): number {
+  let pids: string[] = [];
+  try {
+    pids = execFileSync('pgrep', [...(parent ? ['-P', String(parent)] : []), '-f', pattern]).toString().trim().split('\n').filter(Boolean);
+  } catch {
+    return 0;
+  }
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks / 100; // USER_HZ
 }

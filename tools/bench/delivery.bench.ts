@@ -8,9 +8,9 @@
 // the carrier's receipt window divided by it bounds the receipt rate.
 // Settings: BENCH_MESSAGES (10000), BENCH_WARMUP (2000), BENCH_RUNS (3), MESSAGING_URL, ADMIN_URL,
 // ADMIN_TOKEN, SMSC_HTTP_URL, SMS_BATCH_METRICS_URL.
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cpuSecondsOf } from './bench-support';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -24,32 +24,11 @@ const metricsUrl = env['SMS_BATCH_METRICS_URL'] ?? 'http://127.0.0.1:3110/metric
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 // The webhook dispatcher reads every status change too (and posts the ones with a target).
 const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
-const TICKS_PER_SECOND = 100;
 
 async function json<T>(url: string, init?: RequestInit): Promise<T> {
   const res = await fetch(url, init);
   if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
-}
-
-/** CPU seconds (user + system) used so far by every process whose command line matches. */
-function cpuSeconds(pattern: string): number {
-  let pids: string[] = [];
-  try {
-    pids = execFileSync('pgrep', ['-f', pattern]).toString().trim().split('\n').filter(Boolean);
-  } catch {
-    return 0;
-  }
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return ticks / TICKS_PER_SECOND;
 }
 
 /** Sum and count of sms-batch's receipt acknowledgement histogram; zeros when it cannot be read. */
@@ -98,7 +77,7 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
     destination: `+447700${String(100_000 + ((offset + i) % 900_000)).padStart(6, '0')}`,
     text: `Delivery check ${i}: your parcel arrives today.`,
   }));
-  const cpuBefore = PROCESSES.map(cpuSeconds);
+  const cpuBefore = PROCESSES.map((p) => cpuSecondsOf(p));
   const acksBefore = await receiptAcks();
   const started = performance.now();
   const batch = await json<{ batchId: string; acceptedCount: number }>(`${messagingUrl}/sms/v1/${subAccountId}/many`, {
@@ -137,7 +116,7 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
     endToEndMessagesPerSecond: Math.round(batch.acceptedCount / (lastReceiptMs / 1000)),
     meanReceiptAckMs: acked > 0 ? Number(((1000 * (acksAfter.sum - acksBefore.sum)) / acked).toFixed(1)) : 0,
     readModelFinalMs: Math.round(readModelMs),
-    cpuSeconds: Object.fromEntries(PROCESSES.map((p, i) => [p.split('/').slice(-3, -2)[0] ?? p, Number((cpuSeconds(p) - (cpuBefore[i] ?? 0)).toFixed(1))])),
+    cpuSeconds: Object.fromEntries(PROCESSES.map((p, i) => [p.split('/').slice(-3, -2)[0] ?? p, Number((cpuSecondsOf(p) - (cpuBefore[i] ?? 0)).toFixed(1))])),
   };
 }
 

@@ -11,7 +11,7 @@
 // KAFKA_TOPIC_PREFIX for `synthetic`) it uses a running `npm start` instead.
 // Settings: BENCH_SOURCE, BENCH_MESSAGES (5000), BENCH_RUNS (2), BENCH_KEEP, MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN;
 // WEBHOOK_* variables are passed to the stack the bench starts.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -21,6 +21,7 @@ import pino from 'pino';
 import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
 import { freePortBlock, removeStackData, testKeyring } from '@seed/platform-testing';
 import { SMS_BATCH_EVENT_TOPIC, type MessageRef } from '@seed/sms-batch-contracts';
+import { cpuSecondsOf } from './bench-support';
 
 const env = process.env;
 const source = env['BENCH_SOURCE'] === 'synthetic' ? 'synthetic' : 'stack';
@@ -133,26 +134,6 @@ async function json<T>(url: string, init?: RequestInit): Promise<T> {
   const res = await fetch(url, init);
   if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
-}
-
-/** CPU seconds of the processes matching `pattern` (children of `parent` when given: other stacks may run too). */
-function cpuSecondsOf(pattern: string, parent?: number): number {
-  let pids: string[] = [];
-  try {
-    pids = execFileSync('pgrep', [...(parent ? ['-P', String(parent)] : []), '-f', pattern]).toString().trim().split('\n').filter(Boolean);
-  } catch {
-    return 0;
-  }
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return ticks / 100;
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
