@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino from 'pino';
 import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
-import { freePortBlock, removeStackData, testKeyring } from '@seed/platform-testing';
+import { freePortBlock, removeStackData, testKeyring, waitForStackReady } from '@seed/platform-testing';
 import { SMS_BATCH_EVENT_TOPIC, type MessageRef } from '@seed/sms-batch-contracts';
 import { cpuSecondsOf } from './bench-support';
 
@@ -101,16 +101,7 @@ async function startOwnStack(): Promise<OwnStack> {
     ...Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('WEBHOOK_') && e[1] !== undefined)),
   };
   const child = spawn(process.execPath, [join(root, 'tools/scripts/stack.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('[stack] ready')) resolve();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the stack exited (${code}) before it was ready:\n${output.slice(-2000)}`)));
-  });
+  await waitForStackReady(child, join(root, `.local/bench-${name}.*`));
   return {
     messagingUrl: `http://127.0.0.1:${base}`,
     adminUrl: `http://127.0.0.1:${base + 2}`,

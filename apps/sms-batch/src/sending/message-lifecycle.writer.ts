@@ -28,7 +28,6 @@ interface Pending {
 
 /** Items waiting for a flush, and the flush in progress (at most one per lane). */
 interface Lane {
-  readonly name: 'main' | 'receipts';
   queue: Pending[];
   flushing: Promise<void> | undefined;
   timer: NodeJS.Timeout | undefined;
@@ -68,8 +67,8 @@ const isFinal = (state: MessageState): boolean => state.status === 'delivered' |
 @Injectable()
 export class MessageLifecycleWriter {
   private readonly s: string;
-  private readonly main: Lane = { name: 'main', queue: [], flushing: undefined, timer: undefined };
-  private readonly receipts: Lane = { name: 'receipts', queue: [], flushing: undefined, timer: undefined };
+  private readonly main: Lane = { queue: [], flushing: undefined, timer: undefined };
+  private readonly receipts: Lane = { queue: [], flushing: undefined, timer: undefined };
   /**
    * Folded state of messages between their submission and their receipt, so the receipt's
    * decision needs no second read of the stream. Only ever a shortcut: the append's expected

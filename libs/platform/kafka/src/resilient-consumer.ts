@@ -33,6 +33,8 @@ interface NextOffset {
 
 export type RecordHandler = (record: IncomingRecord) => Promise<void>;
 
+const partitionKey = (next: Omit<NextOffset, 'offset'>): string => `${next.topic}:${next.partition}`;
+
 /**
  * A consumer that handles each record, retries it with backoff, or dead-letters it — it never
  * swallows one. Offsets are committed only after the handler (or the dead-letter write) succeeded,
@@ -93,7 +95,7 @@ export class ResilientConsumer {
           this.handling.delete(handled);
         }
         // Records of a partition are handled one after another, so this is all before it, too.
-        this.toCommit.set(`${topic}:${partition}`, { topic, partition, offset: (BigInt(message.offset) + 1n).toString() });
+        this.toCommit.set(partitionKey({ topic, partition }), { topic, partition, offset: (BigInt(message.offset) + 1n).toString() });
       },
     });
     this.commitTimer = setInterval(() => void this.commit(), this.options.commitIntervalMs ?? 1000);
@@ -126,10 +128,7 @@ export class ResilientConsumer {
       if (offsets.length === 0 || !consumer) return;
       try {
         await consumer.commitOffsets(offsets);
-        for (const done of offsets) {
-          const key = `${done.topic}:${done.partition}`;
-          if (this.toCommit.get(key) === done) this.toCommit.delete(key);
-        }
+        for (const done of offsets) if (this.toCommit.get(partitionKey(done)) === done) this.toCommit.delete(partitionKey(done));
       } catch (error) {
         // A rebalance took the partition (its new owner redelivers) or the broker is away.
         this.logger.warn({ err: error, groupId: this.options.groupId }, 'offsets not committed; retrying');

@@ -111,7 +111,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  await waitForReady(child, name);
+  await waitForStackReady(child, `.local/e2e-logs/${name}.*`);
   return stackHandle(plan, async () => {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -122,7 +122,8 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   });
 }
 
-function waitForReady(child: ChildProcess, name: string): Promise<void> {
+/** Resolves when a `tools/scripts/stack.mjs` child says it is ready; rejects if it exits first. */
+export function waitForStackReady(child: ChildProcess, logs: string): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {
@@ -131,9 +132,7 @@ function waitForReady(child: ChildProcess, name: string): Promise<void> {
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) =>
-      reject(new Error(`the stack exited (${code}) before it was ready; logs: .local/e2e-logs/${name}.*\n${output.slice(-2000)}`)),
-    );
+    child.once('exit', (code) => reject(new Error(`the stack exited (${code}) before it was ready; logs: ${logs}\n${output.slice(-2000)}`)));
   });
 }
 
