@@ -129,6 +129,7 @@ describe('OutboxRelay following the log', () => {
       metadata(9),
     );
     const log = await readLog();
+    const bigEvent = log.find((e) => e.streamId === stuck && e.streamPosition === 2)!;
 
     const relay = new OutboxRelay(producer, SMALL_TOPIC.name);
     const subscription = new EventSubscription(ds, store, relay, logger, { idleMs: 20, retryMs: 50 });
@@ -136,7 +137,10 @@ describe('OutboxRelay following the log', () => {
     try {
       await eventually(async () => (failures.length >= 3 ? true : undefined));
       expect(failures.join('\n')).toContain('larger than the max message size');
-      expect(await checkpointOf(relay.name)).toBeNull();
+      // Earlier events of the log (other tests', or ones visible before these) may be published and
+      // checkpointed first; the checkpoint never passes the batch the broker refuses.
+      const held = await checkpointOf(relay.name);
+      expect(held === null || BigInt(held) < BigInt(bigEvent.globalPosition)).toBe(true);
       expect(recorder.of(SMALL_TOPIC.name).some((r) => r.key === stuck && jsonOf<StoredEvent>(r).streamPosition >= 2)).toBe(false);
 
       await raiseMaxMessageBytes(kafka.topic(SMALL_TOPIC.name));
@@ -152,7 +156,6 @@ describe('OutboxRelay following the log', () => {
       const ofStream = [...delivered.values()].filter((r) => r.key === streamId).sort((a, b) => Number(a.offset) - Number(b.offset));
       expect(ofStream.map((r) => jsonOf<StoredEvent>(r).streamPosition)).toEqual(streamId === stuck ? [1, 2, 3] : [1, 2]);
     }
-    const bigEvent = log.find((e) => e.streamId === stuck && e.streamPosition === 2)!;
     expect(jsonOf<StoredEvent<{ big: string }>>(delivered.get(bigEvent.eventId)!).data.big).toBe(big);
   });
 });
