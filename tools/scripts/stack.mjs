@@ -3,6 +3,7 @@
 // Environment: what the services read (DATABASE_URL, KAFKA_BROKERS, ADMIN_TOKEN, ports, ...), plus
 //   HEALTH_PORT_BASE  first health/metrics port of the back-end services (default 3110, step 10)
 //   STACK_NODE_FLAGS  extra node flags for every service, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
+//                     (after those of service-node-flags.json, which the image's entrypoint also uses)
 //   STACK_LOG         unset: every service logs JSON to this process's stdout; else a path prefix:
 //                     each service appends to <prefix><service>.log
 import { spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const env = process.env;
 const healthBase = Number(env.HEALTH_PORT_BASE ?? 3110);
+const serviceNodeFlags = JSON.parse(readFileSync(join(root, 'tools/scripts/service-node-flags.json'), 'utf8'));
 
 // Keyrings the services require (see the README's configuration table). A production deployment
 // sets them (k8s/ reads them from a Secret); locally, any not given is generated once into
@@ -51,7 +53,7 @@ function start(service) {
   const childEnv = { ...env, ...(service.name === 'api-gateway' || service.main ? {} : { HEALTH_PORT: String(service.port) }) };
   const main = join(root, service.main ?? join('dist/apps', service.name, 'src/main.js'));
   const flags = (env.STACK_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, ['--enable-source-maps', ...flags, main], {
+  const child = spawn(process.execPath, [...serviceNodeFlags, ...flags, main], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Own process group: Ctrl-C reaches only this launcher, which then stops each service with

@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { planStack, removeStackData, stackHandle, type RunningStack } from '@seed/platform-testing';
 import type { SmsBatchDb } from './database';
 import { useStarted } from './stack';
 
 const ROOT = join(__dirname, '../../../..');
+/** The flags `npm start` and the image run the services with (see the file). */
+const SERVICE_NODE_FLAGS = JSON.parse(readFileSync(join(ROOT, 'tools/scripts/service-node-flags.json'), 'utf8')) as string[];
 
 export type ServiceName = 'smsc-simulator' | 'sms-batch' | 'verification' | 'agent-token' | 'webhook-dispatcher' | 'api-gateway';
 /** The back-end services a test may add to the simulator, sms-batch and the gateway. */
@@ -57,7 +59,7 @@ export async function startProcesses(extraEnv: Record<string, string> = {}, extr
   const start = async (service: ServiceName): Promise<void> => {
     if (children.has(service)) throw new Error(`${service} is already running`);
     const port = healthPort(service);
-    const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, MAINS[service])], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(ROOT, MAINS[service])], {
       env: { PATH: process.env['PATH'] ?? '', ...env, ...(port === undefined ? {} : { HEALTH_PORT: String(port) }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
