@@ -89,19 +89,6 @@ describe('EventSubscription', () => {
     expect(await checkpointOf(handler.name)).toBe((await ds.query(`SELECT max(global_position)::text AS p FROM "${schema}".events`))[0].p);
   });
 
-  it('keeps the checkpoint of a subscription whose name needs quoting (the lock and the checkpoint are written into SQL)', async () => {
-    const name = `o'brien\\ $1 ${randomUUID()}`;
-    const streamId = `quoted-${randomUUID()}`;
-    await store.append(ds, [one(streamId, 0, 1), one(`${streamId}-b`, 0, 2)], metadata());
-    const handler = new RecordingHandler(name);
-    await catchUpUntil(new EventSubscription(ds, store, handler, logger), handler, (await logOrder()).length);
-    expect(await checkpointOf(name)).toBe((await ds.query(`SELECT max(global_position)::text AS p FROM "${schema}".events`))[0].p);
-    // A new instance resumes after the checkpoint: nothing is handed over twice.
-    const again = new RecordingHandler(name);
-    expect(await new EventSubscription(ds, store, again, logger).catchUp()).toBe(0);
-    expect(again.batches).toEqual([]);
-  });
-
   it('does not skip an event whose transaction took an earlier position but committed later', async () => {
     const handler = new RecordingHandler(newName());
     const subscription = new EventSubscription(ds, store, handler, logger);

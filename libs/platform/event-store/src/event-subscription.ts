@@ -1,4 +1,3 @@
-import type { PoolClient, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { EventStore } from './event-store';
@@ -35,13 +34,6 @@ export interface SubscriptionOptions {
   /** Pause after a failed batch before the same events are tried again. */
   retryMs?: number;
 }
-
-interface Checkpoint {
-  transactionId: string;
-  globalPosition: string;
-}
-
-const DIGITS = /^[0-9]+$/;
 
 /**
  * Reads the event log in an order that never skips an event: by appending transaction, and only
@@ -108,87 +100,49 @@ export class EventSubscription {
     }
   }
 
-  /**
-   * One batch: the number of events handled, or null when another replica holds the lock.
-   *
-   * Three round trips: `BEGIN` with the lock, the read, the checkpoint with `COMMIT`. Followers
-   * run a batch after every local append, and on this kind of host a statement's round trip
-   * costs more CPU than the statement (measured: ~0.5 ms of the client's CPU to write a query to
-   * its socket), so the two pairs go as one multi-statement query each. The simple protocol those
-   * need takes no parameters: only the subscription's name (escaped) and the checkpoint's digits
-   * are written into them.
-   */
+  /** One batch: the number of events handled, or null when another replica holds the lock. */
   async processBatch(): Promise<number | null> {
-    const runner = this.dataSource.createQueryRunner();
-    const client = (await runner.connect()) as PoolClient;
-    try {
-      const [, lock] = (await client.query(`BEGIN; SELECT pg_try_advisory_xact_lock(hashtext(${this.lockKeyLiteral(client)})) AS locked`)) as unknown as QueryResult<{
-        locked: boolean;
-      }>[];
-      if (!lock?.rows[0]?.locked) {
-        await client.query('COMMIT');
-        return null;
-      }
-      const { count, last } = await this.readAndHandle(runner.manager);
-      await client.query(last ? `${this.checkpointSql(client, last)}; COMMIT` : 'COMMIT');
-      return count;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined); // a broken connection rolls back by itself
-      throw error;
-    } finally {
-      await runner.release();
-    }
+    return this.dataSource.transaction(async (tx) => {
+      const [lock] = await tx.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
+        `${this.store.schema}:${this.handler.name}`,
+      ]);
+      if (!lock.locked) return null;
+      return this.processIn(tx);
+    });
   }
 
   /** One batch inside a transaction that already holds this subscription's lock (replays use it). */
   async processIn(tx: SqlExecutor): Promise<number> {
-    const { count, last } = await this.readAndHandle(tx);
-    if (last) await tx.query(this.checkpointUpsert, [this.handler.name, last.transactionId, last.globalPosition]);
-    return count;
-  }
-
-  /** Reads the next batch after the checkpoint (one statement) and hands the wanted events over. */
-  private async readAndHandle(tx: SqlExecutor): Promise<{ count: number; last: Checkpoint | null }> {
+    const [checkpoint] = await tx.query(
+      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+         FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`,
+      [this.handler.name],
+    );
     // ORDER BY names the table's columns: a bare `transaction_id` would mean the text alias of
     // EVENT_COLUMNS and sort "10" before "9". Events of other types come back without their
     // body, so the checkpoint still moves past them.
     const rows: (EventRow & { wanted: boolean })[] = await tx.query(
-      `SELECT ${EVENT_COLUMNS.replace('data,', `CASE WHEN $3::text[] IS NULL OR type = ANY($3::text[]) THEN data END AS data,`)},
-              ($3::text[] IS NULL OR type = ANY($3::text[])) AS wanted
+      `SELECT ${EVENT_COLUMNS.replace('data,', `CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data END AS data,`)},
+              ($4::text[] IS NULL OR type = ANY($4::text[])) AS wanted
          FROM ${this.s}.events
-        WHERE (transaction_id, global_position) > (
-                coalesce((SELECT c.transaction_id FROM ${this.s}.subscription_checkpoints c WHERE c.subscription = $1), '0'::xid8),
-                coalesce((SELECT c.global_position FROM ${this.s}.subscription_checkpoints c WHERE c.subscription = $1), 0))
+        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
           AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
         ORDER BY events.transaction_id, events.global_position
-        LIMIT $2`,
-      [this.handler.name, this.batchSize, this.handler.types ?? null],
+        LIMIT $3`,
+      [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', this.batchSize, this.handler.types ?? null],
     );
     const last = rows[rows.length - 1];
-    if (!last) return { count: 0, last: null };
+    if (!last) return 0;
     const wanted = rows.filter((row) => row.wanted);
     if (wanted.length > 0) await this.handler.handle(wanted.map((row) => this.store.toStoredEvent(row)), tx);
-    return { count: rows.length, last: { transactionId: String(last.transaction_id), globalPosition: String(last.global_position) } };
-  }
-
-  private get checkpointUpsert(): string {
-    return `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
+    await tx.query(
+      `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
        VALUES ($1, $2::xid8, $3, now())
        ON CONFLICT (subscription) DO UPDATE
-         SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`;
-  }
-
-  /** The checkpoint upsert with its values written in, for the simple protocol. */
-  private checkpointSql(client: PoolClient, last: Checkpoint): string {
-    if (!DIGITS.test(last.transactionId) || !DIGITS.test(last.globalPosition)) throw new Error(`not a log position: ${last.transactionId}/${last.globalPosition}`);
-    return this.checkpointUpsert
-      .replace('$1', () => client.escapeLiteral(this.handler.name))
-      .replace('$2', () => `'${last.transactionId}'`)
-      .replace('$3', () => last.globalPosition);
-  }
-
-  private lockKeyLiteral(client: PoolClient): string {
-    return client.escapeLiteral(`${this.store.schema}:${this.handler.name}`);
+         SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`,
+      [this.handler.name, String(last.transaction_id), String(last.global_position)],
+    );
+    return rows.length;
   }
 
   private async run(): Promise<void> {
