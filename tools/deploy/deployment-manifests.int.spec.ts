@@ -100,3 +100,12 @@ describe('deployment manifests', () => {
     expect(configProblems(configFile, env)).toEqual([]);
   });
 });
+
+describe('the image', () => {
+  it('runs the services with the node flags npm start and the end-to-end stacks use', () => {
+    const flags = JSON.parse(readFileSync(join(ROOT, 'tools/scripts/service-node-flags.json'), 'utf8')) as string[];
+    const entrypoint = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8'))?.[1];
+    expect(entrypoint).toBeDefined();
+    expect(JSON.parse(entrypoint as string)).toEqual(['node', ...flags]);
+  });
+});
