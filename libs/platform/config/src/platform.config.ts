@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
 
 /**
  * Settings every service shares. Each property is an environment variable of the same name;
@@ -29,6 +29,13 @@ export class PlatformConfig {
   @Min(1)
   @Max(200)
   DATABASE_POOL_SIZE = 10;
+
+  /**
+   * Parameterised queries as named prepared statements, parsed and planned once per connection.
+   * false for a connection pooler that cannot keep them (PgBouncer in transaction mode before 1.21).
+   */
+  @IsBoolean()
+  DATABASE_PREPARED_STATEMENTS = true;
 
   /** Port of the service's health and metrics endpoint. */
   @IsInt()

@@ -2,6 +2,7 @@ export * from './event-store';
 export * from './event-store.migrations';
 export * from './event-subscription';
 export * from './migration-runner';
+export * from './prepared-statement-client';
 export * from './processed-messages';
 export * from './projection';
 export * from './sql-executor';

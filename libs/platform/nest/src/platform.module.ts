@@ -2,13 +2,18 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { PlatformConfig } from '@seed/platform-config';
-import { EventStore, ProcessedMessages } from '@seed/platform-event-store';
+import { EventStore, PreparedStatementClient, ProcessedMessages } from '@seed/platform-event-store';
 import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
 import { HealthController } from './health.controller';
 import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
 import { ServiceLifecycle } from './service-lifecycle';
 import { ServiceSchema } from './service-schema';
 import { SubscriptionRegistry } from './subscription-registry';
+
+/** The connection pool's settings (node-postgres options, through TypeORM's `extra`). */
+export function databasePoolOptions(config: PlatformConfig): { max: number; Client?: typeof PreparedStatementClient } {
+  return { max: config.DATABASE_POOL_SIZE, ...(config.DATABASE_PREPARED_STATEMENTS ? { Client: PreparedStatementClient } : {}) };
+}
 
 /**
  * The pieces every service is built from: its Postgres connection and schema, event store,
@@ -27,7 +32,7 @@ export class PlatformModule {
           url: config.DATABASE_URL,
           synchronize: false,
           entities: [],
-          extra: { max: config.DATABASE_POOL_SIZE },
+          extra: databasePoolOptions(config),
           retryAttempts: 30,
           retryDelay: 1000,
           logging: false,

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import pino, { type Logger } from 'pino';
+import { PreparedStatementClient } from '@seed/platform-event-store';
 import { KafkaConnection, parseBrokers } from '@seed/platform-kafka';
 
 export function requireEnv(name: 'DATABASE_URL' | 'KAFKA_BROKERS'): string {
@@ -8,8 +9,9 @@ export function requireEnv(name: 'DATABASE_URL' | 'KAFKA_BROKERS'): string {
   return value;
 }
 
+/** With the services' client (prepared statements), so that tests run the SQL as the services do. */
 export async function openTestDataSource(poolSize = 5): Promise<DataSource> {
-  const dataSource = new DataSource({ type: 'postgres', url: requireEnv('DATABASE_URL'), extra: { max: poolSize } });
+  const dataSource = new DataSource({ type: 'postgres', url: requireEnv('DATABASE_URL'), extra: { max: poolSize, Client: PreparedStatementClient } });
   return dataSource.initialize();
 }
 
