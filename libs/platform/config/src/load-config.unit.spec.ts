@@ -89,6 +89,12 @@ describe('loadConfig', () => {
     expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, DATABASE_POOL_SIZE: raw }))).toMatch(/DATABASE_POOL_SIZE: .*integer/);
   });
 
+  it('refuses a schema prefix Postgres would refuse at start-up', () => {
+    expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, DATABASE_SCHEMA_PREFIX: 'pg_run1_' }))).toMatch(/DATABASE_SCHEMA_PREFIX: .*pg_/);
+    expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, DATABASE_SCHEMA_PREFIX: 'Run-1' }))).toMatch(/DATABASE_SCHEMA_PREFIX/);
+    expect(loadConfig(PlatformConfig, { ...VALID, DATABASE_SCHEMA_PREFIX: 'pgx_' }).DATABASE_SCHEMA_PREFIX).toBe('pgx_');
+  });
+
   it('applies the range rules to coerced numbers', () => {
     expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, DATABASE_POOL_SIZE: '0' }))).toMatch(/DATABASE_POOL_SIZE/);
     expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, HEALTH_PORT: '65536' }))).toMatch(/HEALTH_PORT/);

@@ -18,8 +18,11 @@ export class PlatformConfig {
   @Matches(/^[a-z0-9._-]*$/)
   KAFKA_TOPIC_PREFIX = '';
 
-  /** Prepended to each service's Postgres schema name (several installations, or test runs, share one database). */
-  @Matches(/^([a-z_][a-z0-9_]{0,40})?$/)
+  /**
+   * Prepended to each service's Postgres schema name (several installations, or test runs, share one
+   * database). Not `pg_`: Postgres reserves schema names that start with it.
+   */
+  @Matches(/^(?!pg_)([a-z_][a-z0-9_]{0,40})?$/, { message: 'must be lower-case letters, digits and _ (at most 41), not starting with a digit or pg_' })
   DATABASE_SCHEMA_PREFIX = '';
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
