@@ -8,9 +8,8 @@ const STALE_PLAN = '0A000';
 
 /**
  * node-postgres's client, with every parameterised query run as a named prepared statement: the
- * server parses and plans it once per connection instead of on every call. Measured under the Verify
- * benchmark, planning took longer than executing (2.8 s against 2.2 s over 1,500 generations), since
- * every query of the platform is a short one on an index.
+ * server parses and plans it once per connection instead of on every call. The platform's queries
+ * are short ones on indexes, so planning cost more than executing (figures in docs/decisions.md).
  *
  * Only queries with parameters change: they already take the extended protocol, so the one
  * difference is the statement's name. Queries without parameters (`BEGIN`, `COMMIT`, migrations,
