@@ -10,7 +10,7 @@ import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks
 import { DeliveryStore } from '../sending/delivery-store';
 import { webhookMigrations } from '../webhook.migrations';
 import { DeliveryIntake } from './delivery-intake';
-import { INTAKE_DEAD_LETTERS, StatusEventConsumer } from './status-event.consumer';
+import { INTAKE_DEAD_LETTERS, INTAKE_GROUP, StatusEventConsumer } from './status-event.consumer';
 
 /** The intake against the real broker: events become deliveries once, junk is dead-lettered, nothing stops the partition. */
 const name = uniqueName('it_wh_intake');
@@ -80,4 +80,39 @@ it('schedules each status change once (a redelivered event too) and dead-letters
   }
   await new Promise((r) => setTimeout(r, 500));
   expect(await ds.query(`SELECT count(*)::int AS n FROM "${name}".deliveries WHERE umid = $1`, [umid])).toEqual([{ n: 1 }]);
+});
+
+it('commits the handled offsets on its interval while it runs and at the latest when it stops', async () => {
+  const umid = randomUUID();
+  const key = `sms-message-${umid}`;
+  const events = [1, 2, 3].map((n) => ({
+    eventId: randomUUID(),
+    type: 'MessageAccepted',
+    schemaVersion: 1,
+    streamId: key,
+    streamPosition: n,
+    occurredAt: new Date().toISOString(),
+    correlationId: 'c',
+    causationId: null,
+    traceparent: null,
+    data: { umid },
+  }));
+  await producer.send(SMS_BATCH_EVENT_TOPIC, events.map((value) => ({ key, value, headers: {} })));
+  const admin = connection.kafka.admin();
+  await admin.connect();
+  try {
+    const topic = connection.topic(SMS_BATCH_EVENT_TOPIC);
+    const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o.high]));
+    const committedAtEnd = async () => {
+      const [committed] = await admin.fetchOffsets({ groupId: connection.group(INTAKE_GROUP), topics: [topic] });
+      // A partition nothing was ever written to has no committed offset (-1).
+      return committed?.partitions.every((p) => p.offset === ends.get(p.partition) || (p.offset === '-1' && ends.get(p.partition) === '0')) ? true : undefined;
+    };
+    // Without stopping: what a dispatcher that dies now leaves its group (at most an interval behind).
+    expect(await eventually(committedAtEnd)).toBe(true);
+    await consumer.stop();
+    expect(await committedAtEnd()).toBe(true);
+  } finally {
+    await admin.disconnect();
+  }
 });

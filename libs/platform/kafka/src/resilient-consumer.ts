@@ -1,6 +1,7 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { MessageHeader } from '@seed/contracts';
+import { IntervalOffsetCommitter } from './interval-offset-committer';
 import type { KafkaConnection } from './kafka-connection';
 import { toIncomingRecord, type IncomingRecord } from './kafka-record';
 import type { MessageProducer } from './message-producer';
@@ -25,41 +26,31 @@ export interface ConsumerOptions {
   commitIntervalMs?: number;
 }
 
-interface NextOffset {
-  topic: string;
-  partition: number;
-  offset: string;
-}
-
 export type RecordHandler = (record: IncomingRecord) => Promise<void>;
-
-const partitionKey = (next: Omit<NextOffset, 'offset'>): string => `${next.topic}:${next.partition}`;
 
 /**
  * A consumer that handles each record, retries it with backoff, or dead-letters it — it never
  * swallows one. Offsets are committed only after the handler (or the dead-letter write) succeeded,
  * so a crash means redelivery; handlers are idempotent by message id.
  *
- * Offsets are committed on a timer (and on stop), not after every fetch as kafkajs does by
- * default: with one command per fetch, that was an OffsetCommit round trip — and a write to the
- * broker's offsets log — for every command. A crash or a rebalance now redelivers up to
- * `commitIntervalMs` of handled records, which the handlers' idempotency already covers.
+ * Offsets are committed on a timer and on stop (IntervalOffsetCommitter), not after every fetch:
+ * with one command per fetch, that was an OffsetCommit round trip for every command. A crash or a
+ * rebalance redelivers up to `commitIntervalMs` of handled records, which the handlers'
+ * idempotency already covers.
  */
 export class ResilientConsumer {
   private consumer: Consumer | undefined;
   private stopping = false;
-  /** Per topic-partition, the offset after the last record handled and not yet committed. */
-  private readonly toCommit = new Map<string, NextOffset>();
-  private readonly handling = new Set<Promise<void>>();
-  private commitTimer: NodeJS.Timeout | undefined;
-  private committing: Promise<void> = Promise.resolve();
+  private readonly committer: IntervalOffsetCommitter;
 
   constructor(
     private readonly connection: KafkaConnection,
     private readonly producer: MessageProducer,
     private readonly logger: Logger,
     private readonly options: ConsumerOptions,
-  ) {}
+  ) {
+    this.committer = new IntervalOffsetCommitter(logger, options.groupId, options.commitIntervalMs);
+  }
 
   async start(handler: RecordHandler): Promise<void> {
     const consumer = this.connection.kafka.consumer({
@@ -78,63 +69,30 @@ export class ResilientConsumer {
       // A new group starts from the beginning: commands sent before the first start are not lost.
       await consumer.subscribe({ topic: this.connection.topic(topic), fromBeginning: true });
     }
-    // After a rebalance, offsets of partitions now owned elsewhere are no longer ours to commit.
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-      const assigned = payload.memberAssignment;
-      for (const [key, next] of this.toCommit) if (!assigned[next.topic]?.includes(next.partition)) this.toCommit.delete(key);
-    });
+    this.committer.start(consumer);
     await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
       eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        const handled = this.handleWithRetries(toIncomingRecord(topic, partition, message), handler, heartbeat);
-        this.handling.add(handled);
-        try {
-          await handled;
-        } finally {
-          this.handling.delete(handled);
-        }
+        await this.committer.track(this.handleWithRetries(toIncomingRecord(topic, partition, message), handler, heartbeat));
         // Records of a partition are handled one after another, so this is all before it, too.
-        this.toCommit.set(partitionKey({ topic, partition }), { topic, partition, offset: (BigInt(message.offset) + 1n).toString() });
+        this.committer.handled(topic, partition, message.offset);
       },
     });
-    this.commitTimer = setInterval(() => void this.commit(), this.options.commitIntervalMs ?? 1000);
-    this.commitTimer.unref();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.commitTimer);
     const consumer = this.consumer;
     this.consumer = undefined;
     if (!consumer) return;
-    try {
-      // No new records; the ones being handled finish and are committed before the group is left
-      // (kafkajs would leave without committing them, and their next owner would handle them again).
-      consumer.pause(this.options.topics.map((topic) => ({ topic: this.connection.topic(topic) })));
-      await Promise.allSettled([...this.handling]);
-      await this.commit(consumer);
-    } catch (error) {
-      // Not running (it crashed, or never started): there is nothing to hand over.
-      this.logger.warn({ err: error, groupId: this.options.groupId }, 'consumer stopped without a final commit');
-    }
+    // No new records; the ones being handled finish and are committed before the group is left
+    // (kafkajs would leave without committing them, and their next owner would handle them again).
+    await this.committer.stop(
+      consumer,
+      this.options.topics.map((topic) => this.connection.topic(topic)),
+    );
     await consumer.disconnect();
-  }
-
-  /** Commits what was handled since the last commit; a failed commit is tried again next time. */
-  private commit(consumer = this.consumer): Promise<void> {
-    this.committing = this.committing.then(async () => {
-      const offsets = [...this.toCommit.values()];
-      if (offsets.length === 0 || !consumer) return;
-      try {
-        await consumer.commitOffsets(offsets);
-        for (const done of offsets) if (this.toCommit.get(partitionKey(done)) === done) this.toCommit.delete(partitionKey(done));
-      } catch (error) {
-        // A rebalance took the partition (its new owner redelivers) or the broker is away.
-        this.logger.warn({ err: error, groupId: this.options.groupId }, 'offsets not committed; retrying');
-      }
-    });
-    return this.committing;
   }
 
   private async handleWithRetries(record: IncomingRecord, handler: RecordHandler, heartbeat: () => Promise<void>): Promise<void> {
