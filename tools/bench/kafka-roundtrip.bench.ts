@@ -1,0 +1,122 @@
+// `npm run bench:kafka`: what one command request-reply through the broker costs on this machine,
+// with nothing else around it: no HTTP, no database, no business logic. A requester sends commands
+// at a fixed rate (open loop) to a 12-partition command topic with the platform's MessageProducer;
+// a responder reads them (the services' consumer settings) and answers each on a reply topic, which
+// the requester reads, as the gateway and a service do. Prints round trips/s, p50/p99 of a round
+// trip, and the CPU per round trip of the broker (when it runs on this machine) and of this process
+// (requester and responder together). Every gateway call and the verification SMS is such a round
+// trip, so this is the floor under each of them.
+// Settings: BENCH_RATE (round trips/s, default 800: four per Verify flow at 200 flows/s),
+// BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3), KAFKA_BROKERS (default from .local/infra.env).
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { commandTopic, ensureTopics, KafkaConnection, MessageProducer, parseBrokers, replyTopic } from '@seed/platform-kafka';
+import { cpuSecondsOf, openLoop, percentile } from './bench-support';
+
+const root = join(__dirname, '../../..');
+const env = process.env;
+const rate = Number(env['BENCH_RATE'] ?? 800);
+const seconds = Number(env['BENCH_SECONDS'] ?? 15);
+const warmupSeconds = Number(env['BENCH_WARMUP_SECONDS'] ?? 3);
+
+function brokers(): string[] {
+  if (env['KAFKA_BROKERS']) return parseBrokers(env['KAFKA_BROKERS']);
+  const file = join(root, '.local/infra.env');
+  const line = existsSync(file) ? readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith('KAFKA_BROKERS=')) : undefined;
+  if (!line) throw new Error('no broker: set KAFKA_BROKERS or start the local one (npm run infra:up)');
+  return parseBrokers(line.slice('KAFKA_BROKERS='.length).replace(/^["']|["']$/g, ''));
+}
+
+/** The consumer settings of the platform's command and reply consumers (see libs/platform/kafka). */
+const consumerSettings = { sessionTimeout: 10_000, heartbeatInterval: 1000, maxWaitTimeInMs: 1000, maxBytesPerPartition: 32 * 1024 * 1024 };
+
+async function main(): Promise<void> {
+  const prefix = `bench-kafka-${Date.now().toString(36)}.`;
+  const connection = new KafkaConnection({ brokers: brokers(), clientId: 'bench-kafka', prefix }, pino({ level: 'fatal' }));
+  const commands = { ...commandTopic('commands'), partitions: 12 };
+  const replies = replyTopic('replies');
+  await ensureTopics(connection, [commands, replies]);
+  const requesterProducer = new MessageProducer(connection);
+  const responderProducer = new MessageProducer(connection);
+  const responder = connection.kafka.consumer({ groupId: connection.group('responder'), ...consumerSettings });
+  const requester = connection.kafka.consumer({ groupId: connection.group('requester'), ...consumerSettings });
+  const waiting = new Map<string, (ms: number) => void>();
+
+  try {
+    await Promise.all([requesterProducer.connect(), responderProducer.connect(), responder.connect(), requester.connect()]);
+    await responder.subscribe({ topic: connection.topic(commands.name), fromBeginning: true });
+    await requester.subscribe({ topic: connection.topic(replies.name), fromBeginning: true });
+    await responder.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: 3,
+      eachMessage: async ({ message }) => {
+        const { id } = JSON.parse(message.value?.toString() ?? '{}') as { id: string };
+        await responderProducer.send(replies.name, [{ key: id, value: { id, ok: true }, headers: {} }]);
+      },
+    });
+    await requester.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: 3,
+      eachMessage: async ({ message }) => {
+        const { id } = JSON.parse(message.value?.toString() ?? '{}') as { id?: string };
+        if (id) waiting.get(id)?.(performance.now());
+      },
+    });
+
+    const roundTrip = async (latencies: number[] | null): Promise<void> => {
+      const id = randomUUID();
+      const sentAt = performance.now();
+      const answered = new Promise<number>((resolve) => waiting.set(id, resolve));
+      await requesterProducer.send(commands.name, [{ key: id, value: { id }, headers: {} }]);
+      const at = await Promise.race([answered, new Promise<number>((_, reject) => setTimeout(() => reject(new Error('no reply in 30 s')), 30_000))]);
+      waiting.delete(id);
+      latencies?.push(at - sentAt);
+    };
+
+    console.log(`warm-up: ${warmupSeconds} s at ${rate} round trips/s`);
+    await openLoop(rate, warmupSeconds, 0, () => roundTrip(null));
+    const latencies: number[] = [];
+    const failures = new Map<string, number>();
+    const broker0 = cpuSecondsOf('kafka\\.Kafka');
+    const self0 = process.cpuUsage();
+    console.log(`measuring: ${seconds} s at ${rate} round trips/s`);
+    const elapsed = await openLoop(rate, seconds, 0, () => roundTrip(latencies), failures);
+    const self = process.cpuUsage(self0);
+    const broker = cpuSecondsOf('kafka\\.Kafka') - broker0;
+    const perRoundTripMs = (cpuSeconds: number) => Number(((cpuSeconds * 1000) / latencies.length).toFixed(3));
+    console.log(
+      JSON.stringify(
+        {
+          targetRoundTripsPerSecond: rate,
+          seconds,
+          roundTrips: latencies.length,
+          roundTripsPerSecond: Number((latencies.length / elapsed).toFixed(1)),
+          p50Ms: percentile(latencies, 50),
+          p99Ms: percentile(latencies, 99),
+          failures: Object.fromEntries(failures),
+          cpuMsPerRoundTrip: {
+            broker: broker > 0 ? perRoundTripMs(broker) : 'broker not on this machine',
+            requesterAndResponder: perRoundTripMs((self.user + self.system) / 1e6),
+          },
+          cpuShareOfMachine: broker > 0 ? Number(((broker + (self.user + self.system) / 1e6) / elapsed / availableParallelism()).toFixed(2)) : null,
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await Promise.allSettled([responder.disconnect(), requester.disconnect(), requesterProducer.disconnect(), responderProducer.disconnect()]);
+    const admin = connection.kafka.admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: [connection.topic(commands.name), connection.topic(replies.name)] }).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
