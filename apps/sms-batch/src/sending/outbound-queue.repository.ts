@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { quoteSchema, rowsOf } from '@seed/platform-event-store';
+import { PLAN_EACH_CALL, quoteSchema, rowsOf } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 
 export interface OutboundMessage {
@@ -27,11 +27,12 @@ export class OutboundQueueRepository {
 
   /**
    * Due rows nobody holds, leased to this sender for `leaseMs` (only those past their expiry, when
-   * asked). SKIP LOCKED lets replicas share the queue.
+   * asked). SKIP LOCKED lets replicas share the queue. Planned on each call: the queue goes from
+   * empty to a whole batch within seconds, and a plan kept from an empty queue scans all of it.
    */
   async claim(limit: number, leaseMs: number, onlyExpired = false): Promise<OutboundMessage[]> {
     const result = await this.dataSource.query(
-      `UPDATE ${this.s}.outbound_queue q
+      `${PLAN_EACH_CALL} UPDATE ${this.s}.outbound_queue q
           SET lease_until = now() + make_interval(secs => $2::double precision / 1000), attempts = q.attempts + 1
         WHERE q.umid IN (
           SELECT umid FROM ${this.s}.outbound_queue

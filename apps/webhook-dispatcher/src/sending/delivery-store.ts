@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { affectedRows, EventStore, quoteSchema, rowsOf, type AppendMetadata, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
+import { affectedRows, EventStore, PLAN_EACH_CALL, quoteSchema, rowsOf, type AppendMetadata, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import type { DeadLetterView } from '@seed/webhook-dispatcher-contracts';
 import {
@@ -34,7 +34,9 @@ export function originOf(url: string): string {
 /**
  * Deliveries: their events (`webhook-delivery-<id>` streams) and their fold in `deliveries`,
  * which is both the admin API's read model and the sender's queue. Every write handles many
- * deliveries in one transaction and one bulk statement per table.
+ * deliveries in one transaction and one bulk statement per table. The queue's scans (claims, the
+ * pending changes of messages) are planned on each call (PLAN_EACH_CALL): their pending rows go
+ * from none to thousands within seconds.
  */
 @Injectable()
 export class DeliveryStore {
@@ -88,7 +90,7 @@ export class DeliveryStore {
   private async blockedBehindEarlier(db: SqlExecutor, deliveries: readonly DeliveryScheduledV1[]): Promise<Set<string>> {
     const earliest = new Map<string, number>();
     const rows: { umid: string; sequence: number }[] = await db.query(
-      `SELECT umid, sequence FROM ${this.s}.deliveries WHERE umid = ANY($1::text[]) AND state = 'pending' ORDER BY delivery_id FOR UPDATE`,
+      `${PLAN_EACH_CALL} SELECT umid, sequence FROM ${this.s}.deliveries WHERE umid = ANY($1::text[]) AND state = 'pending' ORDER BY delivery_id FOR UPDATE`,
       [[...new Set(deliveries.map((d) => d.umid))]],
     );
     for (const r of rows) earliest.set(r.umid, Math.min(earliest.get(r.umid) ?? Infinity, r.sequence));
@@ -105,7 +107,7 @@ export class DeliveryStore {
   private async releaseNext(db: SqlExecutor, umids: readonly string[]): Promise<void> {
     if (umids.length === 0) return;
     await db.query(
-      `UPDATE ${this.s}.deliveries SET next_attempt_at = now()
+      `${PLAN_EACH_CALL} UPDATE ${this.s}.deliveries SET next_attempt_at = now()
         WHERE next_attempt_at = 'infinity' AND delivery_id IN (
           SELECT DISTINCT ON (umid) delivery_id FROM ${this.s}.deliveries
            WHERE umid = ANY($1::text[]) AND state = 'pending' ORDER BY umid, sequence)`,
@@ -141,7 +143,7 @@ export class DeliveryStore {
     // the next claim does not scan past it, and comes back by itself if its holder dies. Rows
     // locked by `due` but over their endpoint's cap are left as they were (due, unleased).
     const result = await this.dataSource.query(
-      `WITH due AS (
+      `${PLAN_EACH_CALL} WITH due AS (
          SELECT c.delivery_id, c.origin, c.next_attempt_at FROM ${this.s}.deliveries c
           WHERE c.state = 'pending' AND c.next_attempt_at <= now()
             AND NOT (c.origin = ANY($3::text[]))
@@ -235,7 +237,7 @@ export class DeliveryStore {
   async expireHeldBack(origins: readonly string[], maxAgeMs: number, limit = 1000): Promise<number> {
     if (origins.length === 0) return 0;
     const rows: { delivery_id: string }[] = await this.dataSource.query(
-      `SELECT delivery_id FROM ${this.s}.deliveries
+      `${PLAN_EACH_CALL} SELECT delivery_id FROM ${this.s}.deliveries
         WHERE state = 'pending' AND origin = ANY($1::text[]) AND (lease_until IS NULL OR next_attempt_at <= now())
           AND window_start <= now() - make_interval(secs => $2::double precision / 1000)
         LIMIT $3`,

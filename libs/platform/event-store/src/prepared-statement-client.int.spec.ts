@@ -1,6 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import { dropSchema, openTestDataSource, uniqueName } from '@seed/platform-testing';
-import { MAX_PREPARED_PER_CONNECTION } from './prepared-statement-client';
+import { MAX_PREPARED_PER_CONNECTION, PLAN_EACH_CALL } from './prepared-statement-client';
 
 const schema = uniqueName('it_prepared');
 let ds: DataSource;
@@ -47,6 +47,12 @@ describe('PreparedStatementClient (the services pool client)', () => {
 
   it('leaves queries without parameters unprepared, multi-statement ones included', async () => {
     await runner.query(`SELECT 1; SELECT count(*) FROM "${schema}".items`);
+    expect(await prepared()).toEqual([]);
+  });
+
+  it('leaves a query marked PLAN_EACH_CALL unprepared, so each call gets a plan for the table as it is now', async () => {
+    const queueClaim = `${PLAN_EACH_CALL} SELECT id FROM "${schema}".items WHERE id >= $1 ORDER BY id LIMIT 10`;
+    for (let i = 0; i < 7; i++) expect(await runner.query(queueClaim, [1])).toEqual([{ id: 1 }, { id: 2 }]);
     expect(await prepared()).toEqual([]);
   });
 

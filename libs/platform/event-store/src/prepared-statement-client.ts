@@ -3,6 +3,15 @@ import { Client, type QueryResult } from 'pg';
 /** Distinct statements kept prepared per connection; past it, new texts run unnamed as before. */
 export const MAX_PREPARED_PER_CONNECTION = 500;
 
+/**
+ * Starts the text of a query that must be planned on every call: one over a work queue, a table
+ * that goes from a few rows to thousands within seconds. Postgres keeps a prepared statement's
+ * generic plan once it has one, and a plan made while the table was nearly empty (sequential scans,
+ * a nested-loop anti-join) cost 10 s per call at 10,000 rows where a fresh plan takes 6 ms; it
+ * stayed until autovacuum's next ANALYZE, and webhooks stalled for 30-50 s.
+ */
+export const PLAN_EACH_CALL = '/* plan each call */';
+
 /** Postgres refuses a prepared statement whose result columns changed under it (a table altered). */
 const STALE_PLAN = '0A000';
 
@@ -13,8 +22,9 @@ const STALE_PLAN = '0A000';
  *
  * Only queries with parameters change: they already take the extended protocol, so the one
  * difference is the statement's name. Queries without parameters (`BEGIN`, `COMMIT`, migrations,
- * multi-statement scripts) go as they did. Statement texts are fixed in the code (values always
- * travel as parameters), so the number of names stays small; a cap bounds it anyway.
+ * multi-statement scripts) go as they did, and so do texts starting with PLAN_EACH_CALL. Statement
+ * texts are fixed in the code (values always travel as parameters), so the number of names stays
+ * small; a cap bounds it anyway.
  *
  * Used as the pool's `Client` (TypeORM's `extra.Client`), so TypeORM and everything above it are
  * unchanged.
@@ -26,7 +36,7 @@ export class PreparedStatementClient extends Client {
   // The signature is pg's widest overload; only the (text, values) promise form is changed.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
-    if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && callback === undefined) {
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && callback === undefined && !config.startsWith(PLAN_EACH_CALL)) {
       const name = this.nameFor(config);
       if (name) return this.queryPrepared(name, config, values);
     }
