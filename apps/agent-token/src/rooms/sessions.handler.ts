@@ -61,7 +61,7 @@ export class SessionsHandler {
 
     try {
       const decision = await this.logIn(roomId, claims, now, command, context);
-      if (decision.events.length > 0) this.subscriptions.wakeAll();
+      this.subscriptions.wakeFor(decision.events.map((e) => e.type));
       const state = decision.after;
       if (state.status === 'none') return UNAUTHORIZED;
       if (decision.events.some((e) => e.type === 'AgentLoggedIn')) this.logger.info({ roomId, agentId: claims.agentId }, 'agent joined the room');

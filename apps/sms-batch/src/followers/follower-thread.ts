@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { LOGGER, SubscriptionRegistry } from '@seed/platform-nest';
-import { FollowerThreadMessage } from './follower-thread.messages';
+import { FollowerThreadMessage, type WakeForMessage } from './follower-thread.messages';
 
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -19,7 +19,8 @@ const STOP_TIMEOUT_MS = 15_000;
 export class FollowerThread implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private worker: Worker | undefined;
   private stopping = false;
-  private wakeQueued = false;
+  /** What the next wake message says: nothing queued, every follower (null), or these types. */
+  private queuedWake: Set<string> | null | undefined;
 
   constructor(
     private readonly subscriptions: SubscriptionRegistry,
@@ -37,7 +38,7 @@ export class FollowerThread implements OnApplicationBootstrap, BeforeApplication
     });
     const [message] = (await once(worker, 'message')) as [unknown];
     if (message !== FollowerThreadMessage.Ready) throw new Error(`follower thread said ${String(message)} instead of ready`);
-    this.subscriptions.onWake(() => this.wake());
+    this.subscriptions.onWake((types) => this.wake(types));
     this.logger.info('followers running on their own thread');
   }
 
@@ -52,13 +53,19 @@ export class FollowerThread implements OnApplicationBootstrap, BeforeApplication
     clearTimeout(timer);
   }
 
-  /** One message per turn of the loop, however many appends committed in it. */
-  private wake(): void {
-    if (this.wakeQueued) return;
-    this.wakeQueued = true;
+  /** One message per turn of the loop, however many appends committed in it, with all their types. */
+  private wake(types: readonly string[] | null): void {
+    const first = this.queuedWake === undefined;
+    if (types === null) this.queuedWake = null;
+    else if (this.queuedWake !== null) {
+      this.queuedWake ??= new Set();
+      for (const type of types) this.queuedWake.add(type);
+    }
+    if (!first) return;
     setImmediate(() => {
-      this.wakeQueued = false;
-      this.worker?.postMessage(FollowerThreadMessage.Wake);
+      const queued = this.queuedWake;
+      this.queuedWake = undefined;
+      this.worker?.postMessage(queued ? ({ wakeFor: [...queued] } satisfies WakeForMessage) : FollowerThreadMessage.Wake);
     });
   }
 }

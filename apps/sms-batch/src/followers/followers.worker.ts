@@ -8,7 +8,7 @@ import { createLogger, NestLoggerAdapter } from '@seed/platform-logging';
 import { SubscriptionRegistry } from '@seed/platform-nest';
 import { SmsBatchConfig } from '../sms-batch.config';
 import { SmsBatchFollowersModule } from './followers.module';
-import { FollowerThreadMessage } from './follower-thread.messages';
+import { FollowerThreadMessage, isWakeFor } from './follower-thread.messages';
 
 async function run(): Promise<void> {
   const port = parentPort;
@@ -23,6 +23,7 @@ async function run(): Promise<void> {
   const subscriptions = app.get(SubscriptionRegistry);
   port.on('message', (message: unknown) => {
     if (message === FollowerThreadMessage.Wake) subscriptions.wakeAll();
+    else if (isWakeFor(message)) subscriptions.wakeFor(message.wakeFor);
     else if (message === FollowerThreadMessage.Stop) {
       // Followers finish their batch, the producer flushes, connections close; then the thread ends.
       void app.close().then(() => port.close());

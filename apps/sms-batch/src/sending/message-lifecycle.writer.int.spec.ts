@@ -10,7 +10,7 @@ import { MessageLifecycleWriter } from './message-lifecycle.writer';
 
 const schema = uniqueName('it_writer');
 const store = new EventStore(schema);
-const noFollowers = { wakeAll: () => undefined } as unknown as SubscriptionRegistry;
+const noFollowers = { wakeAll: () => undefined, wakeFor: () => undefined } as unknown as SubscriptionRegistry;
 let ds: DataSource;
 
 beforeAll(async () => {

@@ -45,7 +45,7 @@ const MAX_REMEMBERED_CARRIER_IDS = 200_000;
 
 type CachedState = { version: number; state: MessageState };
 /** What a committed flush leaves to remember: folded states, and the carrier ids it recorded. */
-type Committed = { states: [string, CachedState][]; sent: { key: string; umid: string }[] };
+type Committed = { states: [string, CachedState][]; sent: { key: string; umid: string }[]; types: string[] };
 
 const isFinal = (state: MessageState): boolean => state.status === 'delivered' || state.status === 'undelivered';
 
@@ -129,7 +129,7 @@ export class MessageLifecycleWriter {
   }
 
   private async sweepOnce(): Promise<number> {
-    let remembered: Committed = { states: [], sent: [] };
+    let remembered: Committed = { states: [], sent: [], types: [] };
     const count = await this.dataSource.transaction(async (tx) => {
       const rows = rowsOf<{ receipt: CarrierReceipt; parked_at: Date }>(
         await tx.query(
@@ -147,6 +147,7 @@ export class MessageLifecycleWriter {
       return retry.length;
     });
     this.remember(remembered);
+    this.subscriptions.wakeFor(remembered.types);
     return count;
   }
 
@@ -170,9 +171,12 @@ export class MessageLifecycleWriter {
   }
 
   private async write(batch: Pending[]): Promise<void> {
+    let appended: string[] = [];
     for (let attempt = 1; ; attempt++) {
       try {
-        this.remember(await this.dataSource.transaction((tx) => this.decideAndAppend(tx, batch.map((p) => p.item))));
+        const committed = await this.dataSource.transaction((tx) => this.decideAndAppend(tx, batch.map((p) => p.item)));
+        this.remember(committed);
+        appended = committed.types;
         break;
       } catch (error) {
         if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) {
@@ -193,7 +197,7 @@ export class MessageLifecycleWriter {
       }
     }
     for (const p of batch) p.resolve();
-    this.subscriptions.wakeAll();
+    this.subscriptions.wakeFor(appended);
   }
 
   /** One transaction for the whole batch; returns the states to remember once it committed. */
@@ -303,7 +307,7 @@ export class MessageLifecycleWriter {
         [JSON.stringify(toPark.map((receipt) => ({ key: carrierIdKey(receipt.carrierMessageId), receipt })))],
       );
     }
-    return { states: toRemember, sent };
+    return { states: toRemember, sent, types: [...new Set(changed.flatMap(([, e]) => e.events.map((ev) => ev.type)))] };
   }
 
   /** Committed: the folded states are now what the streams hold, the carrier ids what the table holds. */

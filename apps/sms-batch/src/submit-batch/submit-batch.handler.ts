@@ -47,8 +47,9 @@ export class SubmitBatchHandler {
   async submit(@Payload() command: SubmitBatchCommand, @Ctx() context: CommandContext): Promise<CommandReply<BatchResponse>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.dataSource.transaction((tx) => this.decideAndAppend(tx, command, context));
-        this.subscriptions.wakeAll();
+        const appended: string[] = [];
+        const result = await this.dataSource.transaction((tx) => this.decideAndAppend(tx, command, context, appended));
+        this.subscriptions.wakeFor(appended);
         return { ok: true, result };
       } catch (error) {
         if (error instanceof BatchRejectedError) {
@@ -63,7 +64,8 @@ export class SubmitBatchHandler {
     }
   }
 
-  private async decideAndAppend(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext): Promise<BatchResponse> {
+  /** Decides the batch; the types of the events it appends go into `appended` (who to wake). */
+  private async decideAndAppend(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext, appended: string[]): Promise<BatchResponse> {
     const { data } = command;
     const include = data.includeMessagesInResponse;
     const done = await this.processed.find<{ batchId: string }>(tx, CONSUMER, command.commandId);
@@ -98,6 +100,7 @@ export class SubmitBatchHandler {
       { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now },
     );
     await this.processed.record(tx, CONSUMER, command.commandId, { batchId });
+    appended.push(...new Set([...decided.batch, ...decided.messages.flatMap((m) => m.events)].map((e) => e.type)));
     const appendMs = Math.round(performance.now() - started) - decideMs;
 
     const batchEvent = decided.batch[0];

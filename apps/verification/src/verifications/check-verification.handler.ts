@@ -38,12 +38,14 @@ export class CheckVerificationHandler {
     // Like a stale generation: its client had a 503, so the code it presented is not counted.
     const stale = staleCommandReply(command.issuedAt, this.maxCommandAgeMs);
     if (stale) return stale;
-    const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context)));
-    if (reply.ok) this.subscriptions.wakeAll();
+    const appended: string[] = [];
+    const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context, appended)));
+    if (reply.ok) this.subscriptions.wakeFor(appended);
     return reply;
   }
 
-  private async decide(tx: SqlExecutor, command: CheckVerificationCommand, context: CommandContext): Promise<VerificationView> {
+  /** Decides the check; the types of the events it appends go into `appended` (who to wake). */
+  private async decide(tx: SqlExecutor, command: CheckVerificationCommand, context: CommandContext, appended: string[]): Promise<VerificationView> {
     const { data } = command;
     const code = data.code;
     if (code === undefined) throw new Error('a check without a code is a read');
@@ -60,6 +62,7 @@ export class CheckVerificationHandler {
       traceparent: context.traceparent,
       occurredAt: now.toISOString(),
     });
+    appended.push(...events.map((e) => e.type));
     return viewOf(events.reduce(evolveVerification, state as VerificationState) as Verification, now);
   }
 }

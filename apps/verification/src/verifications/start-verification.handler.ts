@@ -57,12 +57,14 @@ export class StartVerificationHandler {
       this.logger.warn({ commandId: command.commandId, issuedAt: command.issuedAt }, 'generation request too old: not started');
       return stale;
     }
-    const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context)));
-    if (reply.ok) this.subscriptions.wakeAll();
+    const appended: string[] = [];
+    const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context, appended)));
+    if (reply.ok) this.subscriptions.wakeFor(appended);
     return reply;
   }
 
-  private async decide(tx: SqlExecutor, command: StartVerificationCommand, context: CommandContext): Promise<VerificationView> {
+  /** Decides the generation; the types of the events it appends go into `appended` (who to wake). */
+  private async decide(tx: SqlExecutor, command: StartVerificationCommand, context: CommandContext, appended: string[]): Promise<VerificationView> {
     const { data } = command;
     // Per account and number, not per sub-account: the number's abuse count is the account's.
     await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.accountId}:${data.msisdn}`]);
@@ -80,6 +82,7 @@ export class StartVerificationHandler {
       if (isActive(state, now)) {
         const events = decideVerification({ type: data.resetSession === true ? 'Reset' : 'Resend', now }, state);
         await this.verifications.append(tx, previousUid, version, events, metadata);
+        appended.push(...events.map((e) => e.type));
         if (data.resetSession !== true) {
           await this.countSms(tx, data, now);
           const view = viewOf(events.reduce(evolveVerification, state) as Verification, now);
@@ -91,12 +94,12 @@ export class StartVerificationHandler {
     }
 
     await this.countSms(tx, data, now);
-    const view = await this.startNew(tx, data, now, metadata);
+    const view = await this.startNew(tx, data, now, metadata, appended);
     await this.processed.record(tx, CONSUMER, command.commandId, view);
     return view;
   }
 
-  private async startNew(tx: SqlExecutor, data: StartVerificationData, now: Date, metadata: AppendMetadata): Promise<VerificationView> {
+  private async startNew(tx: SqlExecutor, data: StartVerificationData, now: Date, metadata: AppendMetadata, appended: string[]): Promise<VerificationView> {
     const uid = uuidv7();
     const settings = settingsOf(data);
     const code = this.secrets.newCode(settings.codeLength);
@@ -116,6 +119,7 @@ export class StartVerificationHandler {
       initialVerificationState(),
     );
     await this.verifications.append(tx, uid, 0, events, metadata);
+    appended.push(...events.map((e) => e.type));
     await tx.query(
       `INSERT INTO ${this.s}.destination_sessions (sub_account_id, msisdn, uid) VALUES ($1, $2, $3)
        ON CONFLICT (sub_account_id, msisdn) DO UPDATE SET uid = EXCLUDED.uid`,

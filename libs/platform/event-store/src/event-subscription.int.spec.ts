@@ -138,6 +138,30 @@ describe('EventSubscription', () => {
     expect(await sideEffects(handler.name)).toBe((await logOrder()).length);
   });
 
+  it('is woken only by appends of the types it handles; it passes over the others at its next poll', async () => {
+    const handler = Object.assign(new RecordingHandler(newName()), { types: ['Wanted'] });
+    await store.append(ds, [one(`t-${randomUUID()}`, 0, 1)], metadata());
+    // Polls 5-10 s apart when idle: what it reads sooner, a wake made it read.
+    const subscription = new EventSubscription(ds, store, handler, logger, { idleMs: 5000, maxIdleMs: 10_000 });
+    subscription.start();
+    try {
+      const first = await eventually(() => checkpointOf(handler.name).then((p) => p ?? undefined));
+      await store.append(ds, [one(`t-${randomUUID()}`, 0, 2)], metadata());
+      subscription.wakeFor(['Ticked']);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await checkpointOf(handler.name)).toBe(first);
+
+      const wanted: AppendToStream = { streamId: `w-${randomUUID()}`, expectedVersion: 0, events: [{ type: 'Wanted', schemaVersion: 1, data: {} }] };
+      await store.append(ds, [wanted], metadata());
+      subscription.wakeFor(['Ticked', 'Wanted']);
+      await eventually(async () => (handler.eventIds.length === 1 ? true : undefined), 2000);
+      const [last] = await logOrder().then((order) => order.slice(-1));
+      expect(handler.eventIds).toEqual([last]);
+    } finally {
+      await subscription.stop();
+    }
+  });
+
   it('lets one of two instances with the same name hold the log at a time', async () => {
     const name = newName();
     let release: () => void = () => undefined;

@@ -86,6 +86,16 @@ export class EventSubscription {
     this.pauser.wake();
   }
 
+  /**
+   * Called after a local commit of events of these types: wakes the follower only if it handles
+   * one of them. One that does not passes over them at its next poll or wake (without reading
+   * their bodies); waking it for them would cost a transaction that finds nothing to do.
+   */
+  wakeFor(types: readonly string[]): void {
+    const wanted = this.handler.types;
+    if (!wanted || types.some((type) => wanted.includes(type))) this.wake();
+  }
+
   /** Processes until the log holds nothing more for this subscription; returns the event count. */
   async catchUp(): Promise<number> {
     let total = 0;

@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 import { EventStore, EventSubscription, type EventHandler, type SubscriptionOptions } from '@seed/platform-event-store';
 import { LOGGER } from './platform.tokens';
 
+/** The types of the events appended, or null when they are not known (wake every follower). */
+export type WakeListener = (types: readonly string[] | null) => void;
+
 /**
  * Followers of the service's log (projections, the outbox relay, reactors). Modules register
  * them; they start once migrations ran and stop before the connections close.
@@ -11,7 +14,7 @@ import { LOGGER } from './platform.tokens';
 @Injectable()
 export class SubscriptionRegistry implements BeforeApplicationShutdown {
   private readonly subscriptions: EventSubscription[] = [];
-  private readonly wakeListeners: (() => void)[] = [];
+  private readonly wakeListeners: WakeListener[] = [];
   private started = false;
 
   constructor(
@@ -35,11 +38,18 @@ export class SubscriptionRegistry implements BeforeApplicationShutdown {
   /** After a local append: followers read it now instead of at their next poll. */
   wakeAll(): void {
     for (const s of this.subscriptions) s.wake();
-    for (const listener of this.wakeListeners) listener();
+    for (const listener of this.wakeListeners) listener(null);
+  }
+
+  /** After a local append of events of these types: only the followers that handle one of them. */
+  wakeFor(types: readonly string[]): void {
+    if (types.length === 0) return;
+    for (const s of this.subscriptions) s.wakeFor(types);
+    for (const listener of this.wakeListeners) listener(types);
   }
 
   /** Also told of every local append: followers of this log that run elsewhere (a worker thread). */
-  onWake(listener: () => void): void {
+  onWake(listener: WakeListener): void {
     this.wakeListeners.push(listener);
   }
 
