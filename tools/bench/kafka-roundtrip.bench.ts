@@ -7,7 +7,9 @@
 // (requester and responder together). Every gateway call and the verification SMS is such a round
 // trip, so this is the floor under each of them.
 // Settings: BENCH_RATE (round trips/s, default 800: four per Verify flow at 200 flows/s),
-// BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3), KAFKA_BROKERS (default from .local/infra.env).
+// BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3), KAFKA_BROKERS (default from .local/infra.env),
+// KAFKA_REPLICATION_FACTOR of its two short-lived topics (1; a cluster's min.insync.replicas or more).
+// The broker's CPU is read only when it runs on this machine.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -35,7 +37,8 @@ const consumerSettings = { sessionTimeout: 10_000, heartbeatInterval: 1000, maxW
 
 async function main(): Promise<void> {
   const prefix = `bench-kafka-${Date.now().toString(36)}.`;
-  const connection = new KafkaConnection({ brokers: brokers(), clientId: 'bench-kafka', prefix }, pino({ level: 'fatal' }));
+  const replicationFactor = Number(env['KAFKA_REPLICATION_FACTOR'] ?? 1);
+  const connection = new KafkaConnection({ brokers: brokers(), clientId: 'bench-kafka', prefix, replicationFactor }, pino({ level: 'fatal' }));
   const commands = { ...commandTopic('commands'), partitions: 12 };
   const replies = replyTopic('replies');
   await ensureTopics(connection, [commands, replies]);
