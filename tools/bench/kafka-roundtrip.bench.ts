@@ -11,29 +11,22 @@
 // KAFKA_REPLICATION_FACTOR of its two short-lived topics (1; a cluster's min.insync.replicas or more).
 // The broker's CPU is read only when it runs on this machine.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
-import { commandTopic, ensureTopics, KafkaConnection, MessageProducer, parseBrokers, replyTopic } from '@seed/platform-kafka';
+import { commandTopic, CONSUMER_SETTINGS, ensureTopics, KafkaConnection, MessageProducer, parseBrokers, replyTopic } from '@seed/platform-kafka';
 import { cpuSecondsOf, openLoop, percentile } from './bench-support';
 
-const root = join(__dirname, '../../..');
 const env = process.env;
 const rate = Number(env['BENCH_RATE'] ?? 800);
 const seconds = Number(env['BENCH_SECONDS'] ?? 15);
 const warmupSeconds = Number(env['BENCH_WARMUP_SECONDS'] ?? 3);
 
+/** `npm run` starts this through run-dist, which fills KAFKA_BROKERS from .local/infra.env when unset. */
 function brokers(): string[] {
-  if (env['KAFKA_BROKERS']) return parseBrokers(env['KAFKA_BROKERS']);
-  const file = join(root, '.local/infra.env');
-  const line = existsSync(file) ? readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith('KAFKA_BROKERS=')) : undefined;
-  if (!line) throw new Error('no broker: set KAFKA_BROKERS or start the local one (npm run infra:up)');
-  return parseBrokers(line.slice('KAFKA_BROKERS='.length).replace(/^["']|["']$/g, ''));
+  const list = env['KAFKA_BROKERS'];
+  if (!list) throw new Error('no broker: set KAFKA_BROKERS or start the local one (npm run infra:up)');
+  return parseBrokers(list);
 }
-
-/** The consumer settings of the platform's command and reply consumers (see libs/platform/kafka). */
-const consumerSettings = { sessionTimeout: 10_000, heartbeatInterval: 1000, maxWaitTimeInMs: 1000, maxBytesPerPartition: 32 * 1024 * 1024 };
 
 async function main(): Promise<void> {
   const prefix = `bench-kafka-${Date.now().toString(36)}.`;
@@ -44,8 +37,8 @@ async function main(): Promise<void> {
   await ensureTopics(connection, [commands, replies]);
   const requesterProducer = new MessageProducer(connection);
   const responderProducer = new MessageProducer(connection);
-  const responder = connection.kafka.consumer({ groupId: connection.group('responder'), ...consumerSettings });
-  const requester = connection.kafka.consumer({ groupId: connection.group('requester'), ...consumerSettings });
+  const responder = connection.kafka.consumer({ groupId: connection.group('responder'), ...CONSUMER_SETTINGS });
+  const requester = connection.kafka.consumer({ groupId: connection.group('requester'), ...CONSUMER_SETTINGS });
   const waiting = new Map<string, (ms: number) => void>();
 
   try {

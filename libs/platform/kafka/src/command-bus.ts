@@ -1,6 +1,7 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { MessageHeader, type CommandMessage, type CommandReply } from '@seed/contracts';
+import { CONSUMER_SETTINGS } from './consumer-settings';
 import type { KafkaConnection } from './kafka-connection';
 import type { MessageProducer } from './message-producer';
 
@@ -42,12 +43,7 @@ export class CommandBus {
     const ends = await this.replyTopicEnds(topic);
     const consumer = this.connection.kafka.consumer({
       groupId: this.connection.group(`${this.options.replyTopic}.${this.options.instanceId}`),
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1000,
-      // The broker answers a fetch as soon as a record arrives (minBytes 1): a long wait costs no
-      // latency, and spares the broker and this process a dozen empty fetches a second when idle.
-      maxWaitTimeInMs: 1000,
-      maxBytesPerPartition: 32 * 1024 * 1024,
+      ...CONSUMER_SETTINGS,
     });
     this.consumer = consumer;
     await consumer.connect();

@@ -1,5 +1,6 @@
 export * from './command-bus';
 export * from './command-server';
+export * from './consumer-settings';
 export * from './interval-offset-committer';
 export * from './kafka-connection';
 export * from './kafka-record';

@@ -1,6 +1,7 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { MessageHeader } from '@seed/contracts';
+import { CONSUMER_SETTINGS } from './consumer-settings';
 import { IntervalOffsetCommitter } from './interval-offset-committer';
 import type { KafkaConnection } from './kafka-connection';
 import { toIncomingRecord, type IncomingRecord } from './kafka-record';
@@ -55,12 +56,7 @@ export class ResilientConsumer {
   async start(handler: RecordHandler): Promise<void> {
     const consumer = this.connection.kafka.consumer({
       groupId: this.connection.group(this.options.groupId),
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1000,
-      // The broker answers a fetch as soon as a record arrives (minBytes 1): a long wait costs no
-      // latency, and spares the broker and this process a dozen empty fetches a second when idle.
-      maxWaitTimeInMs: 1000,
-      maxBytesPerPartition: 32 * 1024 * 1024,
+      ...CONSUMER_SETTINGS,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
