@@ -48,6 +48,11 @@ export function cpuSecondsOf(pattern: string, parent?: number): number {
   } catch {
     return 0;
   }
+  return cpuSecondsOfPids(pids);
+}
+
+/** CPU seconds (user + system) used so far by these processes; 0 for those that are gone. */
+export function cpuSecondsOfPids(pids: readonly (number | string)[]): number {
   let ticks = 0;
   for (const pid of pids) {
     try {

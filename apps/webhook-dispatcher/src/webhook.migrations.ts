@@ -56,4 +56,13 @@ export const webhookMigrations: Migration[] = [
       `ALTER TABLE ${s}.account_webhooks DROP COLUMN IF EXISTS previous_sealed_secret, DROP COLUMN IF EXISTS previous_valid_until`,
     ],
   },
+  {
+    // The claim reads each endpoint's due rows from the front of its own range, so a broken
+    // endpoint's backlog is never scanned past; it replaces the single due index.
+    id: '003-due-by-endpoint',
+    statements: (s) => [
+      `CREATE INDEX IF NOT EXISTS deliveries_due_by_origin ON ${s}.deliveries (origin, next_attempt_at) WHERE state = 'pending'`,
+      `DROP INDEX IF EXISTS ${s}.deliveries_due`,
+    ],
+  },
 ];

@@ -27,22 +27,23 @@ export class OutboundQueueRepository {
 
   /**
    * Due rows nobody holds, leased to this sender for `leaseMs` (only those past their expiry, when
-   * asked). SKIP LOCKED lets replicas share the queue. Planned on each call: the queue goes from
-   * empty to a whole batch within seconds, and a plan kept from an empty queue scans all of it.
+   * asked). SKIP LOCKED lets replicas share the queue. The lease is the due time moved forward
+   * (lease_until records it too): a claimed row leaves the front of the due index, so a claim reads
+   * only the rows it takes, O(batch) however many wait or are on the wire, and a crashed sender's
+   * rows are due again when their lease ends. Planned on each call: the queue goes from empty to a
+   * whole batch within seconds, and a plan kept from an empty queue scans all of it.
    */
   async claim(limit: number, leaseMs: number, onlyExpired = false): Promise<OutboundMessage[]> {
+    const due = onlyExpired
+      ? `SELECT umid FROM ${this.s}.outbound_queue WHERE expiry <= now() AND next_attempt_at <= now() ORDER BY expiry LIMIT $1 FOR UPDATE SKIP LOCKED`
+      : `SELECT umid FROM ${this.s}.outbound_queue WHERE next_attempt_at <= now() ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
     const result = await this.dataSource.query(
       `${PLAN_EACH_CALL} UPDATE ${this.s}.outbound_queue q
-          SET lease_until = now() + make_interval(secs => $2::double precision / 1000), attempts = q.attempts + 1
-        WHERE q.umid IN (
-          SELECT umid FROM ${this.s}.outbound_queue
-           WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-             AND ($3::boolean IS FALSE OR expiry <= now())
-           ORDER BY next_attempt_at
-           LIMIT $1
-           FOR UPDATE SKIP LOCKED)
+          SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now() + make_interval(secs => $2::double precision / 1000),
+              attempts = q.attempts + 1
+        WHERE q.umid IN (${due})
         RETURNING q.umid, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts`,
-      [limit, leaseMs, onlyExpired],
+      [limit, leaseMs],
     );
     return rowsOf<{ umid: string; destination: string; source: string | null; text: string; encoding: 'GSM7' | 'UCS2'; expiry: Date | null; attempts: number }>(
       result,

@@ -41,4 +41,10 @@ export const sendingMigrations: Migration[] = [
     id: '005-carrier-id-order',
     statements: (s) => [`ALTER TABLE ${s}.carrier_ids ADD COLUMN IF NOT EXISTS seq bigserial`],
   },
+  {
+    // Messages past their expiry are looked up by it while no carrier is bound: read from the
+    // front of this index instead of scanning every due row.
+    id: '006-outbound-expiry',
+    statements: (s) => [`CREATE INDEX IF NOT EXISTS outbound_queue_expiry ON ${s}.outbound_queue (expiry) WHERE expiry IS NOT NULL`],
+  },
 ];

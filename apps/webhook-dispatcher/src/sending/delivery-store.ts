@@ -103,35 +103,74 @@ export class DeliveryStore {
     return blocked;
   }
 
-  /** Makes the earliest pending delivery of each message due, if it waited behind one that ended. */
+  /**
+   * Makes the earliest pending delivery of each message due, if it waited behind one that ended:
+   * one index probe per message (a scalar subquery per umid, so no plan can read more).
+   */
   private async releaseNext(db: SqlExecutor, umids: readonly string[]): Promise<void> {
     if (umids.length === 0) return;
     await db.query(
-      `${PLAN_EACH_CALL} UPDATE ${this.s}.deliveries SET next_attempt_at = now()
-        WHERE next_attempt_at = 'infinity' AND delivery_id IN (
-          SELECT DISTINCT ON (umid) delivery_id FROM ${this.s}.deliveries
-           WHERE umid = ANY($1::text[]) AND state = 'pending' ORDER BY umid, sequence)`,
+      `UPDATE ${this.s}.deliveries d SET next_attempt_at = now()
+         FROM (SELECT (SELECT p.delivery_id FROM ${this.s}.deliveries p WHERE p.umid = u AND p.state = 'pending' ORDER BY p.sequence LIMIT 1) AS delivery_id
+                 FROM unnest($1::text[]) AS u) head
+        WHERE d.delivery_id = head.delivery_id AND d.next_attempt_at = 'infinity'`,
       [umids],
     );
   }
 
-  /** Safety net: waiting deliveries whose earlier ones all ended (should releaseNext ever miss one). */
+  /** Puts every unheld pending change of these messages that is not their earliest pending one back to wait. */
+  private async holdBehindEarlier(db: SqlExecutor, umids: readonly string[]): Promise<void> {
+    if (umids.length === 0) return;
+    await db.query(
+      `${PLAN_EACH_CALL} UPDATE ${this.s}.deliveries d SET next_attempt_at = 'infinity'
+        WHERE d.umid = ANY($1::text[]) AND d.state = 'pending' AND d.lease_until IS NULL AND d.next_attempt_at <> 'infinity'
+          AND d.sequence > (SELECT p.sequence FROM ${this.s}.deliveries p WHERE p.umid = d.umid AND p.state = 'pending' ORDER BY p.sequence LIMIT 1)`,
+      [umids],
+    );
+  }
+
+  /**
+   * Safety net: waiting deliveries whose earlier ones all ended (should releaseNext ever miss one).
+   * Each waiting row is checked by one index probe for its message's earliest pending change (a
+   * scalar subquery, which the planner cannot turn into an anti-join over every pending row), and
+   * the waiting rows are found endpoint by endpoint in the due index: linear in the waiting rows.
+   */
   async releaseStranded(): Promise<number> {
     const result = await this.dataSource.query(
-      `UPDATE ${this.s}.deliveries c SET next_attempt_at = now()
-        WHERE c.state = 'pending' AND c.next_attempt_at = 'infinity'
-          AND NOT EXISTS (SELECT 1 FROM ${this.s}.deliveries p WHERE p.umid = c.umid AND p.state = 'pending' AND p.sequence < c.sequence)`,
+      `${PLAN_EACH_CALL} WITH RECURSIVE ${this.pendingOrigins()},
+       stranded AS (
+         SELECT w.delivery_id FROM origins o CROSS JOIN LATERAL (
+           SELECT d.delivery_id, d.umid, d.sequence FROM ${this.s}.deliveries d
+            WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at = 'infinity') w
+          WHERE o.origin IS NOT NULL
+            AND (SELECT p.sequence FROM ${this.s}.deliveries p WHERE p.umid = w.umid AND p.state = 'pending' ORDER BY p.sequence LIMIT 1) = w.sequence)
+       UPDATE ${this.s}.deliveries c SET next_attempt_at = now() FROM stranded WHERE c.delivery_id = stranded.delivery_id`,
     );
     return affectedRows(result);
   }
 
   /**
+   * `origins`: every endpoint with pending deliveries, found by skipping through the due index one
+   * endpoint at a time (a loose index scan: one descent per endpoint, however many rows each has).
+   */
+  private pendingOrigins(): string {
+    return `origins AS (
+         (SELECT origin FROM ${this.s}.deliveries WHERE state = 'pending' ORDER BY origin LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.origin FROM ${this.s}.deliveries d WHERE d.state = 'pending' AND d.origin > o.origin ORDER BY d.origin LIMIT 1)
+           FROM origins o WHERE o.origin IS NOT NULL)`;
+  }
+
+  /**
    * Due deliveries nobody holds, leased for `leaseMs`, skipping endpoints the sender cannot take
-   * more for. A delivery waits while an earlier status change of the same message is still pending,
-   * so one message's changes reach the endpoint in order. SKIP LOCKED lets replicas share the queue.
-   * No endpoint gets more than `perEndpoint.cap` minus what the sender already holds of it
-   * (`perEndpoint.held`, by origin): the oldest due rows may all be one endpoint's backlog, and
-   * taking them all would leave the sender no room for the others while that endpoint is slow.
+   * more for. One message's changes reach the endpoint in order because only the earliest pending
+   * change of a message is ever due: later ones wait at 'infinity' (schedule) until it ends
+   * (releaseNext), so the claim needs no look at other rows. SKIP LOCKED lets replicas share the queue.
+   * The claim costs O(endpoints + batch) whatever the backlog and the planner's statistics: each
+   * endpoint's due rows are read from the front of its own range of the due index (origin,
+   * next_attempt_at), so a broken endpoint's backlog is never scanned past, and no endpoint gets
+   * more than `perEndpoint.cap` minus what the sender already holds of it (`perEndpoint.held`, by
+   * origin): taking one endpoint's whole backlog would leave no room for the others while it is slow.
    */
   async claim(
     limit: number,
@@ -140,23 +179,21 @@ export class DeliveryStore {
     perEndpoint: { cap: number; held: ReadonlyMap<string, number> } = { cap: limit, held: new Map() },
   ): Promise<ClaimedDelivery[]> {
     // The lease is the due time moved forward: a claimed row leaves the front of the due index, so
-    // the next claim does not scan past it, and comes back by itself if its holder dies. Rows
-    // locked by `due` but over their endpoint's cap are left as they were (due, unleased).
+    // the next claim does not scan past it, and comes back by itself if its holder dies.
     const result = await this.dataSource.query(
-      `${PLAN_EACH_CALL} WITH due AS (
-         SELECT c.delivery_id, c.origin, c.next_attempt_at FROM ${this.s}.deliveries c
-          WHERE c.state = 'pending' AND c.next_attempt_at <= now()
-            AND NOT (c.origin = ANY($3::text[]))
-            AND NOT EXISTS (SELECT 1 FROM ${this.s}.deliveries p WHERE p.umid = c.umid AND p.state = 'pending' AND p.sequence < c.sequence)
+      `${PLAN_EACH_CALL} WITH RECURSIVE ${this.pendingOrigins()},
+       due AS (
+         SELECT c.delivery_id FROM origins o CROSS JOIN LATERAL (
+           SELECT d.delivery_id, d.next_attempt_at FROM ${this.s}.deliveries d
+            WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at <= now()
+            ORDER BY d.next_attempt_at
+            LIMIT greatest(0, least($1::int, $4::int - COALESCE(($5::jsonb ->> o.origin)::int, 0)))
+            FOR UPDATE SKIP LOCKED) c
+          WHERE o.origin IS NOT NULL AND NOT (o.origin = ANY($3::text[]))
           ORDER BY c.next_attempt_at
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED),
-       taken AS (
-         SELECT r.delivery_id FROM (
-           SELECT delivery_id, origin, row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at, delivery_id) AS n FROM due) r
-          WHERE r.n <= $4::int - COALESCE(($5::jsonb ->> r.origin)::int, 0))
+          LIMIT $1)
        UPDATE ${this.s}.deliveries d SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
-         FROM taken WHERE d.delivery_id = taken.delivery_id
+         FROM due WHERE d.delivery_id = due.delivery_id
        RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts`,
       [limit, leaseMs, excludedOrigins, perEndpoint.cap, JSON.stringify(Object.fromEntries(perEndpoint.held))],
     );
@@ -225,6 +262,10 @@ export class DeliveryStore {
       // The next change of each message whose delivery ended may go now.
       const ended = folds.filter((f) => f.state !== 'pending').map((f) => byId.get(f.delivery_id)?.umid as string);
       await this.releaseNext(tx, [...new Set(ended)]);
+      // A re-driven change is pending again: it and every later change of its message wait behind
+      // the earliest pending one, as if it had never ended (those already held finish as they are).
+      const redriven = folds.filter((f) => f.state === 'pending' && byId.get(f.delivery_id)?.state !== 'pending').map((f) => byId.get(f.delivery_id)?.umid as string);
+      await this.holdBehindEarlier(tx, [...new Set(redriven)]);
       return folds.map((f) => f.delivery_id);
     });
   }

@@ -1,0 +1,227 @@
+// `npm run bench:e2e`: the delivery path as a customer sees it, side by side with Kannel.
+// One run sends BENCH_MESSAGES (10,000) personalised messages and ends when the customer's
+// endpoint (a local receiver) has the last `delivered` callback:
+//   platform  one POST /sms/v1/{sub}/many through the running `npm start` stack, every message with a
+//             dlrCallbackUrl to the receiver; the stack's SMSC simulator (defaults: window 100,
+//             receipt 200 ms after the submit) is the carrier.
+//   kannel    Debian's Kannel 1.4 (bearerbox + smsbox, installed when missing): one sendsms request
+//             a message (its HTTP API has no batch), BENCH_KANNEL_CONCURRENCY (100) at a time, each with a
+//             dlr-url to the same receiver; a second instance of the same simulator, with the same
+//             defaults, is its carrier (receipts go round robin over sessions of one system_id, so the
+//             two gateways cannot share one simulator without taking each other's receipts).
+// Both ask for the same callbacks: every status change. The platform always posts `sent` and
+// `delivered`; Kannel gets dlr-mask 9 (SMSC accepted + delivered) unless KANNEL_DLR_MASK says otherwise.
+// The runs alternate (platform, kannel, kannel, platform, ...) because the machine is noisy; the
+// script prints each run, both medians and their ratio. BENCH_PEER=none measures the platform alone.
+// Settings: BENCH_MESSAGES, BENCH_RUNS (3 pairs), BENCH_WARMUP (2000, both gateways, not reported),
+// BENCH_PEER (kannel|none), KANNEL_DLR_MASK, BENCH_KANNEL_CONCURRENCY, MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cpuSecondsOf, cpuSecondsOfPids, percentile } from './bench-support';
+import type { KannelPeer } from './kannel-peer';
+import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
+
+const root = join(__dirname, '../../..');
+const env = process.env;
+const total = Number(env['BENCH_MESSAGES'] ?? 10_000);
+const runs = Number(env['BENCH_RUNS'] ?? 3);
+const warmup = Number(env['BENCH_WARMUP'] ?? 2000);
+const peer = env['BENCH_PEER'] ?? 'kannel';
+const dlrMask = env['KANNEL_DLR_MASK'] ?? '9';
+const kannelConcurrency = Number(env['BENCH_KANNEL_CONCURRENCY'] ?? 100);
+const messagingUrl = env['MESSAGING_URL'] ?? 'http://127.0.0.1:3000';
+const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
+const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
+const PLATFORM = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
+
+interface RunResult {
+  gateway: 'platform' | 'kannel';
+  messages: number;
+  /** From the first request to the last `delivered` callback at the receiver. */
+  seconds: number;
+  messagesPerSecond: number;
+  /** Until the gateway had taken every message (the platform's one POST; Kannel's last sendsms answer). */
+  acceptedAfterMs: number;
+  callbacks: Record<string, number>;
+  /** From the request to each message's `delivered` callback. */
+  deliveredLatencyMs: { p50: number; p99: number };
+  cpuSeconds: Record<string, number>;
+}
+
+async function json<T>(url: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(url, init);
+  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** Resolves when `expected` callbacks of `run` said delivered (or rejects after a silence of 60 s). */
+function collect(receiver: WebhookReceiver, run: string, expected: number): { done: Promise<void>; callbacks: Callback[] } {
+  const callbacks: Callback[] = [];
+  let delivered = 0;
+  let resolve: () => void = () => undefined;
+  const done = new Promise<void>((r) => (resolve = r));
+  receiver.onCallback = (c) => {
+    if (c.run !== run) return;
+    callbacks.push(c);
+    if (c.state === 'delivered' && ++delivered === expected) resolve();
+  };
+  let seen = 0;
+  const watchdog = new Promise<void>((_, reject) => {
+    const timer = setInterval(() => {
+      if (delivered >= expected) clearInterval(timer);
+      else if (callbacks.length === seen) {
+        clearInterval(timer);
+        reject(new Error(`${run}: ${delivered} of ${expected} delivered callbacks, none new for 60 s`));
+      } else seen = callbacks.length;
+    }, 60_000);
+  });
+  return { done: Promise.race([done, watchdog]), callbacks };
+}
+
+function summarise(gateway: RunResult['gateway'], count: number, started: number, acceptedAt: number, callbacks: Callback[], cpuSeconds: Record<string, number>): RunResult {
+  const delivered = callbacks.filter((c) => c.state === 'delivered').map((c) => c.at - started);
+  const last = Math.max(...delivered);
+  const byState: Record<string, number> = {};
+  for (const c of callbacks) byState[c.state] = (byState[c.state] ?? 0) + 1;
+  return {
+    gateway,
+    messages: count,
+    seconds: Number((last / 1000).toFixed(2)),
+    messagesPerSecond: Math.round(count / (last / 1000)),
+    acceptedAfterMs: Math.round(acceptedAt - started),
+    callbacks: byState,
+    deliveredLatencyMs: { p50: percentile(delivered, 50), p99: percentile(delivered, 99) },
+    cpuSeconds,
+  };
+}
+
+function cpuOf(patterns: string[], extraPids: () => number[] = () => []): () => Record<string, number> {
+  const read = (): Record<string, number> => ({
+    ...Object.fromEntries(patterns.map((p) => [p.split('/').slice(-3, -2)[0] ?? p, cpuSecondsOf(p)])),
+    ...(extraPids().length > 0 ? { kannel: cpuSecondsOfPids(extraPids()) } : {}),
+  });
+  const before = read();
+  return () => Object.fromEntries(Object.entries(read()).map(([k, v]) => [k, Number((v - (before[k] ?? 0)).toFixed(1))]));
+}
+
+async function runPlatform(receiver: WebhookReceiver, apiKey: string, subAccountId: string, count: number, label: string): Promise<RunResult> {
+  const { done, callbacks } = collect(receiver, label, count);
+  const messages = Array.from({ length: count }, (_, i) => ({
+    destination: `+447700${String(100_000 + i).padStart(6, '0')}`,
+    text: `Hello customer ${i}, your parcel arrives today.`,
+    clientMessageId: `m${i}`,
+    dlrCallbackUrl: `http://127.0.0.1:${receiver.port}/${label}/dlr`,
+  }));
+  const cpu = cpuOf(PLATFORM);
+  const started = Date.now();
+  const batch = await json<{ acceptedCount: number }>(`${messagingUrl}/sms/v1/${subAccountId}/many`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ template: { source: 'BENCH' }, messages }),
+  });
+  const acceptedAt = Date.now();
+  if (batch.acceptedCount !== count) throw new Error(`the platform accepted ${batch.acceptedCount} of ${count}`);
+  await done;
+  return summarise('platform', count, started, acceptedAt, callbacks, cpu());
+}
+
+async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, count: number, label: string): Promise<RunResult> {
+  const { done, callbacks } = collect(receiver, label, count);
+  const cpu = cpuOf(['dist/tools/smsc-simulator/src/main.js'], () => kannel.pids());
+  const started = Date.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      await kannel.send(i, `447700${String(100_000 + i).padStart(6, '0')}`, `Hello customer ${i}, your parcel arrives today.`, `http://127.0.0.1:${receiver.port}/${label}/dlr?i=${i}&type=%d`);
+    }
+  };
+  await Promise.all(Array.from({ length: kannelConcurrency }, worker));
+  const acceptedAt = Date.now();
+  await done;
+  return summarise('kannel', count, started, acceptedAt, callbacks, cpu());
+}
+
+/** A second simulator process with the stack's defaults, for Kannel. */
+async function startPeerSimulator(): Promise<{ port: number; child: ChildProcess }> {
+  const [port, httpPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, [join(root, 'dist/tools/smsc-simulator/src/main.js')], {
+    env: { PATH: env['PATH'] ?? '', SMSC_PORT: String(port), SMSC_HTTP_PORT: String(httpPort), SMSC_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(`http://127.0.0.1:${httpPort}/health/ready`).then((r) => r.ok, () => false);
+    if (ok) return { port, child };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error('the peer simulator did not start');
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+async function main(): Promise<void> {
+  const receiver = await startWebhookReceiver();
+  const accountId = `e2e${Date.now().toString(36)}`;
+  const account = await json<{ apiKey: string; subAccountIds: string[] }>(`${adminUrl}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ accountId }),
+  });
+  const subAccountId = account.subAccountIds[0] as string;
+  let simulator: ChildProcess | undefined;
+  let kannel: KannelPeer | undefined;
+  try {
+    if (peer === 'kannel') {
+      const sim = await startPeerSimulator();
+      simulator = sim.child;
+      const { startKannel } = await import('./kannel-peer');
+      kannel = await startKannel({ smscHost: '127.0.0.1', smscPort: sim.port, systemId: 'seed', password: 'secret', workDir: mkdtempSync(join(tmpdir(), 'seed-kannel-')), dlrMask });
+    }
+    // Warm-ups: the first batch after a start pays for JIT compilation and connection set-up.
+    if (warmup > 0) {
+      await runPlatform(receiver, account.apiKey, subAccountId, warmup, 'platform-warmup');
+      if (kannel) await runKannel(receiver, kannel, warmup, 'kannel-warmup');
+    }
+    const results: RunResult[] = [];
+    for (let i = 1; i <= runs; i++) {
+      const order = i % 2 === 1 ? ['platform', 'kannel'] : ['kannel', 'platform'];
+      for (const gateway of order) {
+        if (gateway === 'kannel' && !kannel) continue;
+        const result = gateway === 'platform' ? await runPlatform(receiver, account.apiKey, subAccountId, total, `platform-${i}`) : await runKannel(receiver, kannel as KannelPeer, total, `kannel-${i}`);
+        console.log(JSON.stringify(result));
+        results.push(result);
+      }
+    }
+    const rates = (g: string) => results.filter((r) => r.gateway === g).map((r) => r.messagesPerSecond);
+    const platformMedian = median(rates('platform'));
+    const kannelMedian = kannel ? median(rates('kannel')) : NaN;
+    console.log(
+      JSON.stringify(
+        { messagesPerRun: total, pairs: runs, platform: { medianMessagesPerSecond: platformMedian, rates: rates('platform') }, ...(kannel ? { kannel: { medianMessagesPerSecond: kannelMedian, rates: rates('kannel'), dlrMask }, ratio: Number((platformMedian / kannelMedian).toFixed(2)) } : {}) },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await kannel?.stop();
+    simulator?.kill('SIGTERM');
+    await receiver.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
