@@ -11,6 +11,8 @@ export interface Callback {
   ref: string;
   state: string;
   at: number;
+  /** The platform's status timestamp (when the change happened); NaN for Kannel's callbacks. */
+  eventAt: number;
 }
 
 export interface WebhookReceiver {
@@ -31,10 +33,11 @@ function parse(req: IncomingMessage, body: string): Callback {
   const url = new URL(req.url ?? '/', 'http://receiver');
   const run = url.pathname.split('/')[1] ?? '';
   if (req.method === 'GET') {
-    return { run, ref: url.searchParams.get('i') ?? '', state: KANNEL_STATES[url.searchParams.get('type') ?? ''] ?? 'unknown', at: Date.now() };
+    return { run, ref: url.searchParams.get('i') ?? '', state: KANNEL_STATES[url.searchParams.get('type') ?? ''] ?? 'unknown', at: Date.now(), eventAt: NaN };
   }
-  const webhook = JSON.parse(body) as { payload: { umid: string; status: { state: string } } };
-  return { run, ref: webhook.payload.umid, state: webhook.payload.status.state, at: Date.now() };
+  const webhook = JSON.parse(body) as { payload: { umid: string; status: { state: string; timestamp: string } } };
+  const { umid, status } = webhook.payload;
+  return { run, ref: umid, state: status.state, at: Date.now(), eventAt: Date.parse(status.timestamp) };
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {

@@ -131,22 +131,34 @@ export class DeliveryStore {
 
   /**
    * Safety net: waiting deliveries whose earlier ones all ended (should releaseNext ever miss one).
-   * Each waiting row is checked by one index probe for its message's earliest pending change (a
-   * scalar subquery, which the planner cannot turn into an anti-join over every pending row), and
-   * the waiting rows are found endpoint by endpoint in the due index: linear in the waiting rows.
+   * Each call looks at the next `limit` pending rows in (umid, sequence) order after `after`, the
+   * previous call's last message, and releases each message's earliest pending change if it waits
+   * at 'infinity' unheld: O(limit) per call whatever the backlog, a whole pass over it every
+   * (pending / limit) calls. Returns how many it released and where the next call goes on ('' when
+   * the pass is complete).
    */
-  async releaseStranded(): Promise<number> {
-    const result = await this.dataSource.query(
-      `${PLAN_EACH_CALL} WITH RECURSIVE ${this.pendingOrigins()},
-       stranded AS (
-         SELECT w.delivery_id FROM origins o CROSS JOIN LATERAL (
-           SELECT d.delivery_id, d.umid, d.sequence FROM ${this.s}.deliveries d
-            WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at = 'infinity') w
-          WHERE o.origin IS NOT NULL
-            AND (SELECT p.sequence FROM ${this.s}.deliveries p WHERE p.umid = w.umid AND p.state = 'pending' ORDER BY p.sequence LIMIT 1) = w.sequence)
-       UPDATE ${this.s}.deliveries c SET next_attempt_at = now() FROM stranded WHERE c.delivery_id = stranded.delivery_id`,
+  async releaseStranded(after = '', limit = 1000): Promise<{ released: number; next: string }> {
+    const rows: { delivery_id: string; umid: string; waiting: boolean }[] = await this.dataSource.query(
+      `SELECT delivery_id, umid, next_attempt_at = 'infinity' AND lease_until IS NULL AS waiting FROM ${this.s}.deliveries
+        WHERE state = 'pending' AND umid > $1 ORDER BY umid, sequence LIMIT $2`,
+      [after, limit],
     );
-    return affectedRows(result);
+    const complete = rows.length < limit;
+    // The last message's rows may go on past the limit: it is looked at again by the next call.
+    const lastUmid = rows[rows.length - 1]?.umid ?? '';
+    const looked = complete ? rows : rows.filter((r) => r.umid !== lastUmid);
+    const heads = looked.filter((r, i) => r.umid !== looked[i - 1]?.umid);
+    const stranded = heads.filter((r) => r.waiting).map((r) => r.delivery_id);
+    let released = 0;
+    if (stranded.length > 0) {
+      released = affectedRows(
+        await this.dataSource.query(`UPDATE ${this.s}.deliveries SET next_attempt_at = now() WHERE delivery_id = ANY($1::uuid[]) AND state = 'pending' AND next_attempt_at = 'infinity'`, [
+          stranded,
+        ]),
+      );
+    }
+    const next = complete ? '' : (looked[looked.length - 1]?.umid ?? lastUmid);
+    return { released, next };
   }
 
   /**
@@ -168,9 +180,10 @@ export class DeliveryStore {
    * (releaseNext), so the claim needs no look at other rows. SKIP LOCKED lets replicas share the queue.
    * The claim costs O(endpoints + batch) whatever the backlog and the planner's statistics: each
    * endpoint's due rows are read from the front of its own range of the due index (origin,
-   * next_attempt_at), so a broken endpoint's backlog is never scanned past, and no endpoint gets
-   * more than `perEndpoint.cap` minus what the sender already holds of it (`perEndpoint.held`, by
-   * origin): taking one endpoint's whole backlog would leave no room for the others while it is slow.
+   * next_attempt_at), so a broken endpoint's backlog is never scanned past; each endpoint with due
+   * rows gets an equal share of the batch, and none more than `perEndpoint.cap` minus what the
+   * sender already holds of it (`perEndpoint.held`, by origin): taking one endpoint's whole backlog
+   * would leave no room for the others while it is slow.
    */
   async claim(
     limit: number,
@@ -182,14 +195,18 @@ export class DeliveryStore {
     // the next claim does not scan past it, and comes back by itself if its holder dies.
     const result = await this.dataSource.query(
       `${PLAN_EACH_CALL} WITH RECURSIVE ${this.pendingOrigins()},
+       live AS (
+         SELECT o.origin, greatest(0, least($1::int, $4::int - COALESCE(($5::jsonb ->> o.origin)::int, 0))) AS room FROM origins o
+          WHERE o.origin IS NOT NULL AND NOT (o.origin = ANY($3::text[]))
+            AND (SELECT 1 FROM ${this.s}.deliveries d WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at <= now() LIMIT 1) IS NOT NULL),
+       share AS (SELECT ceil($1::numeric / greatest(1, count(*)))::int AS n FROM live),
        due AS (
-         SELECT c.delivery_id FROM origins o CROSS JOIN LATERAL (
+         SELECT c.delivery_id FROM live o CROSS JOIN share CROSS JOIN LATERAL (
            SELECT d.delivery_id, d.next_attempt_at FROM ${this.s}.deliveries d
             WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at <= now()
             ORDER BY d.next_attempt_at
-            LIMIT greatest(0, least($1::int, $4::int - COALESCE(($5::jsonb ->> o.origin)::int, 0)))
+            LIMIT least(o.room, share.n)
             FOR UPDATE SKIP LOCKED) c
-          WHERE o.origin IS NOT NULL AND NOT (o.origin = ANY($3::text[]))
           ORDER BY c.next_attempt_at
           LIMIT $1)
        UPDATE ${this.s}.deliveries d SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()

@@ -55,6 +55,8 @@ export class WebhookSender {
   private readonly outcomes: { delivery: ClaimedDelivery; outcome: AttemptOutcome; at: string }[] = [];
   private readonly toRelease: { deliveryId: string; dueAt: Date | null }[] = [];
   private held = 0;
+  /** Where the stranded-delivery sweep goes on (it looks at a bounded slice of the queue each time). */
+  private strandedCursor = '';
   private running = false;
   private loop: Promise<void> | undefined;
   private flushing: Promise<void> | undefined;
@@ -104,7 +106,8 @@ export class WebhookSender {
       try {
         if (Date.now() - lastSweep > (this.options.sweepMs ?? SWEEP_MS)) {
           lastSweep = Date.now();
-          const released = await this.store.releaseStranded();
+          const { released, next } = await this.store.releaseStranded(this.strandedCursor);
+          this.strandedCursor = next;
           if (released > 0) this.logger.warn({ released }, 'deliveries waiting behind ended ones released by the sweep');
           const expired = await this.store.expireHeldBack(this.brokenOrigins(), this.options.retry.maxAgeMs);
           if (expired > 0) this.logger.info({ expired }, 'deliveries of broken endpoints past their retry window dead-lettered');

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { EventStore, eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { ServiceSchema } from '@seed/platform-nest';
+import { parseKeyring } from '@seed/platform-secrets';
+import { dropSchema, openTestDataSource, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
+import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
+import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
+import { DeliveryIntake } from '../intake/delivery-intake';
+import { webhookMigrations } from '../webhook.migrations';
+import { DeliveryStore } from './delivery-store';
+
+/**
+ * The delivery queue's head-of-line rule against the real database: only the earliest pending
+ * change of a message is ever claimable, whatever else waits, and the claim shares a batch between
+ * endpoints without reading a broken endpoint's backlog.
+ */
+const schema = uniqueName('it_delivery_queue');
+let ds: DataSource;
+let deliveries: DeliveryStore;
+let intake: DeliveryIntake;
+const LEASE = 60_000;
+
+beforeAll(async () => {
+  ds = await openTestDataSource(4);
+  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+  const store = new EventStore(schema);
+  deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
+  intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, new ServiceSchema(schema)), new SecretSealer(parseKeyring(testKeyring())), new ServiceSchema(schema), testLogger());
+});
+
+afterAll(async () => {
+  await dropSchema(ds, schema);
+  await ds.destroy();
+});
+
+afterEach(async () => {
+  await ds.query(`DELETE FROM "${schema}".deliveries`);
+});
+
+function change(umid: string, type: 'MessageSent' | 'MessageDelivered', url: string): SourceEvent {
+  return {
+    eventId: randomUUID(),
+    type,
+    streamId: `sms-message-${umid}`,
+    streamPosition: type === 'MessageSent' ? 2 : 3,
+    occurredAt: new Date().toISOString(),
+    data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId: 'acme', subAccountId: 'acme_hq', destination: '447911123456', source: null, smsCount: 1, dlrCallbackUrl: url },
+  };
+}
+
+const accept = (events: SourceEvent[]) => ds.transaction((tx) => intake.accept(tx, events));
+const succeed = (deliveryIds: string[]) => {
+  const at = new Date().toISOString();
+  return deliveries.decide(
+    deliveryIds.map((deliveryId) => ({ type: 'RecordOutcome' as const, deliveryId, outcome: { kind: 'success' as const, statusCode: 200 }, at, random: 0.5, policy: { baseDelayMs: 1000, maxDelayMs: 60_000, maxAgeMs: 86_400_000 } })),
+    at,
+  );
+};
+const stateOf = (claimed: { body: string }[]) => claimed.map((c) => (JSON.parse(c.body) as { payload: { status: { state: string } } }).payload.status.state);
+
+describe('delivery queue', () => {
+  it('offers a message’s later change only once its earlier one ended, across intake chunks', async () => {
+    const umid = randomUUID();
+    await accept([change(umid, 'MessageSent', 'http://a.example/dlr')]);
+    await accept([change(umid, 'MessageDelivered', 'http://a.example/dlr')]);
+    const first = await deliveries.claim(100, LEASE, []);
+    expect(stateOf(first)).toEqual(['sent']);
+    expect(await deliveries.claim(100, LEASE, [])).toEqual([]);
+    await succeed(first.map((c) => c.deliveryId));
+    expect(stateOf(await deliveries.claim(100, LEASE, []))).toEqual(['delivered']);
+  });
+
+  it('shares one claim between endpoints and never takes an excluded endpoint’s backlog', async () => {
+    const down = Array.from({ length: 300 }, () => change(randomUUID(), 'MessageSent', 'http://down.example/dlr'));
+    const up = Array.from({ length: 30 }, () => change(randomUUID(), 'MessageSent', 'http://up.example/dlr'));
+    await accept([...down, ...up]);
+    const both = await deliveries.claim(40, LEASE, []);
+    expect(both).toHaveLength(40);
+    expect(both.filter((c) => c.origin === 'http://up.example').length).toBe(20);
+    const onlyUp = await deliveries.claim(100, LEASE, ['http://down.example']);
+    expect(onlyUp.map((c) => c.origin)).toEqual(Array(10).fill('http://up.example'));
+  });
+
+  it('the sweep finds a change left waiting behind nothing, going through the queue in bounded slices', async () => {
+    const umids = Array.from({ length: 25 }, () => randomUUID());
+    await accept(umids.map((u) => change(u, 'MessageSent', 'http://a.example/dlr')));
+    await accept(umids.map((u) => change(u, 'MessageDelivered', 'http://a.example/dlr')));
+    // Simulate a lost release: one message's `sent` vanished, its `delivered` still waits.
+    const lost = umids[17] as string;
+    await ds.query(`UPDATE "${schema}".deliveries SET state = 'delivered' WHERE umid = $1 AND sequence = 2`, [lost]);
+    let cursor = '';
+    let released = 0;
+    let slices = 0;
+    do {
+      const slice = await deliveries.releaseStranded(cursor, 10);
+      released += slice.released;
+      cursor = slice.next;
+      slices++;
+    } while (cursor !== '' && slices < 20);
+    expect(released).toBe(1);
+    expect(slices).toBeGreaterThan(1);
+    const claimed = await deliveries.claim(100, LEASE, []);
+    expect(claimed.filter((c) => c.body.includes(lost)).map((c) => stateOf([c])[0])).toEqual(['delivered']);
+    expect(stateOf(claimed).filter((s) => s === 'delivered')).toHaveLength(1);
+  });
+
+  it('a re-driven change goes first again: later changes of its message wait behind it', async () => {
+    const umid = randomUUID();
+    await accept([change(umid, 'MessageSent', 'http://a.example/dlr')]);
+    const [sent] = await deliveries.claim(10, LEASE, []);
+    const at = new Date().toISOString();
+    await deliveries.decide([{ type: 'Expire', deliveryId: sent?.deliveryId as string, at, maxAgeMs: 0, detail: 'test' }], at);
+    await accept([change(umid, 'MessageDelivered', 'http://a.example/dlr')]);
+    await deliveries.decide([{ type: 'Redrive', deliveryId: sent?.deliveryId as string, at }], at);
+    expect(stateOf(await deliveries.claim(10, LEASE, []))).toEqual(['sent']);
+  });
+});
