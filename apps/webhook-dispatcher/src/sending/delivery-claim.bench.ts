@@ -97,7 +97,8 @@ async function explain(ds: DataSource, query: Recorded, withText: boolean): Prom
   await runner.connect();
   try {
     await runner.startTransaction();
-    const asJson = query.sql.replace(PLAN_EACH_CALL, `${PLAN_EACH_CALL} EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)`);
+    const explained = (options: string) => (query.sql.startsWith(PLAN_EACH_CALL) ? query.sql.replace(PLAN_EACH_CALL, `${PLAN_EACH_CALL} EXPLAIN ${options}`) : `EXPLAIN ${options} ${query.sql}`);
+    const asJson = explained('(ANALYZE, BUFFERS, FORMAT JSON)');
     const rows = (await runner.query(asJson, query.params)) as { 'QUERY PLAN': { Plan: Record<string, number>; 'Execution Time': number; 'Planning Time': number }[] }[];
     const top = rows[0]?.['QUERY PLAN'][0];
     if (!top) throw new Error('EXPLAIN answered no plan');
@@ -105,7 +106,7 @@ async function explain(ds: DataSource, query: Recorded, withText: boolean): Prom
     if (withText) {
       await runner.rollbackTransaction();
       await runner.startTransaction();
-      const asText = query.sql.replace(PLAN_EACH_CALL, `${PLAN_EACH_CALL} EXPLAIN (ANALYZE, BUFFERS)`);
+      const asText = explained('(ANALYZE, BUFFERS)');
       text = ((await runner.query(asText, query.params)) as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
     }
     await runner.rollbackTransaction();
