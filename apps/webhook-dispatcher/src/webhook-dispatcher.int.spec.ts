@@ -144,8 +144,8 @@ describe('queue', () => {
     const dead = await deliveries.deadLetters(r.accountId);
     expect(dead).toMatchObject([{ deliveryId: row!.delivery_id, umid: r.umid, attempts: 0, lastError: 'target refused: 10.0.0.1 is a private address', body: { payload: { umid: r.umid } } }]);
     expect(await deliveries.deadLetters('someone-else')).toEqual([]);
-    expect(await deliveries.decide([{ type: 'Redrive', deliveryId: row!.delivery_id, at }], at, { accountId: 'someone-else' })).toEqual([]);
-    expect(await deliveries.decide([{ type: 'Redrive', deliveryId: row!.delivery_id, at }], at, { accountId: r.accountId })).toEqual([row!.delivery_id]);
+    expect((await deliveries.decide([{ type: 'Redrive', deliveryId: row!.delivery_id, at }], at, { accountId: 'someone-else' })).decided).toEqual([]);
+    expect((await deliveries.decide([{ type: 'Redrive', deliveryId: row!.delivery_id, at }], at, { accountId: r.accountId })).decided).toEqual([row!.delivery_id]);
     expect(await deliveries.deadLetters(r.accountId)).toEqual([]);
     expect(await rowsOf(r.umid)).toMatchObject([{ state: 'pending', attempts: 0 }]);
   });

@@ -88,7 +88,13 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
           provide: StatusEventConsumer,
           inject: [KafkaConnection, MessageProducer, DataSource, DeliveryIntake, WebhookSender],
           useFactory: (connection: KafkaConnection, producer: MessageProducer, dataSource: DataSource, intake: DeliveryIntake, sender: WebhookSender) =>
-            new StatusEventConsumer(connection, producer, dataSource, intake, logger, () => sender.wake()),
+            new StatusEventConsumer(connection, producer, dataSource, intake, logger, {
+              offer: () => sender.offer(),
+              scheduled: (held) => {
+                sender.take(held);
+                sender.wake();
+              },
+            }),
         },
       ],
     };

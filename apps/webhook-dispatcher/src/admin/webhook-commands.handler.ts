@@ -77,7 +77,7 @@ export class WebhookCommandsHandler {
     const { accountId, deliveryId } = command.data;
     if (!/^[0-9a-f-]{36}$/i.test(deliveryId)) return notFound(`no dead letter ${deliveryId} in account ${accountId}`);
     const done = await this.deliveries.decide([{ type: 'Redrive', deliveryId: deliveryId.toLowerCase(), at }], at, { accountId });
-    if (done.length === 0) return notFound(`no dead letter ${deliveryId} in account ${accountId}`);
+    if (done.decided.length === 0) return notFound(`no dead letter ${deliveryId} in account ${accountId}`);
     this.sender.wake();
     return { ok: true, result: { redriven: 1 } };
   }
@@ -89,7 +89,7 @@ export class WebhookCommandsHandler {
     let redriven = 0;
     for (let i = 0; i < ids.length; i += 1000) {
       const chunk = ids.slice(i, i + 1000).map((deliveryId) => ({ type: 'Redrive' as const, deliveryId, at }));
-      redriven += (await this.deliveries.decide(chunk, at, { accountId: command.data.accountId })).length;
+      redriven += (await this.deliveries.decide(chunk, at, { accountId: command.data.accountId })).decided.length;
     }
     if (redriven > 0) this.sender.wake();
     return { ok: true, result: { redriven } };

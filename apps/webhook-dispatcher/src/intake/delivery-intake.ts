@@ -12,7 +12,7 @@ import {
   type StatusChange,
 } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, newSigningSecret, SecretSealer } from '../accounts/account-webhooks.store';
-import { DeliveryStore } from '../sending/delivery-store';
+import { DeliveryStore, type ClaimedDelivery, type HoldOffer } from '../sending/delivery-store';
 
 const CONSUMER = 'sms-batch-events';
 
@@ -37,8 +37,11 @@ export class DeliveryIntake {
     this.s = quoteSchema(schema.name);
   }
 
-  /** Returns the number of deliveries scheduled. */
-  async accept(db: SqlExecutor, events: readonly SourceEvent[], now: Date = new Date()): Promise<number> {
+  /**
+   * Returns the number of deliveries scheduled. Those the offer takes are leased to the sender and
+   * added to `held`, for it to send once the caller's transaction has committed.
+   */
+  async accept(db: SqlExecutor, events: readonly SourceEvent[], now: Date = new Date(), offer?: HoldOffer, held?: ClaimedDelivery[]): Promise<number> {
     const changes = events.map((e) => ({ event: e, change: statusChangeOf(e) })).filter((c): c is { event: SourceEvent; change: StatusChange } => c.change !== null);
     if (changes.length === 0) return 0;
 
@@ -87,7 +90,8 @@ export class DeliveryIntake {
       const events = decideAccountWebhook({ type: 'EnsureSecret', accountId, newSealedSecret: this.sealer.seal(newSigningSecret()), at }, loaded.state);
       await this.accounts.apply(db, accountId, loaded, events, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });
     }
-    await this.deliveries.schedule(db, scheduled, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });
+    const taken = await this.deliveries.schedule(db, scheduled, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at }, offer);
+    held?.push(...taken);
     return scheduled.length;
   }
 

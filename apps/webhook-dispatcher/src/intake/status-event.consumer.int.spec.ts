@@ -29,7 +29,7 @@ beforeAll(async () => {
   const schema = new ServiceSchema(name);
   const deliveries = new DeliveryStore(ds, store, schema);
   const intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, schema), new SecretSealer(parseKeyring(testKeyring())), schema, testLogger());
-  consumer = new StatusEventConsumer(connection, producer, ds, intake, testLogger(), () => undefined);
+  consumer = new StatusEventConsumer(connection, producer, ds, intake, testLogger(), { offer: () => undefined, scheduled: () => undefined });
   await consumer.start();
 });
 

@@ -5,7 +5,14 @@ import { isPermanentDatabaseError } from '@seed/platform-event-store';
 import { deadLetterTopic, IntervalOffsetCommitter, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
+import type { ClaimedDelivery, HoldOffer } from '../sending/delivery-store';
 import type { DeliveryIntake } from './delivery-intake';
+
+/** Where scheduled deliveries go: the sender's offer for the next transaction, and its hand for what was held. */
+export interface ScheduledDeliveries {
+  offer(): HoldOffer | undefined;
+  scheduled(held: ClaimedDelivery[]): void;
+}
 
 export const INTAKE_GROUP = 'webhook-dispatcher.sms-batch-events';
 /** Records of sms-batch's topic that are not events, or whose handling fails for good (never expected): kept for an operator. */
@@ -37,7 +44,7 @@ export class StatusEventConsumer {
     private readonly dataSource: DataSource,
     private readonly intake: DeliveryIntake,
     private readonly logger: Logger,
-    private readonly onScheduled: () => void,
+    private readonly sink: ScheduledDeliveries,
   ) {
     this.committer = new IntervalOffsetCommitter(logger, INTAKE_GROUP);
   }
@@ -84,14 +91,14 @@ export class StatusEventConsumer {
         if (event) events.push({ event, message });
         else await this.deadLetter(batch.topic, message, 'not an event envelope');
       }
-      const scheduled = await this.withRetries(() => this.accept(batch.topic, events), heartbeat);
+      const { scheduled, held } = await this.withRetries(() => this.accept(batch.topic, events), heartbeat);
       const last = chunk[chunk.length - 1];
       if (last) {
         resolveOffset(last.offset);
         this.committer.handled(batch.topic, batch.partition, last.offset);
       }
       await heartbeat();
-      if (scheduled > 0) this.onScheduled();
+      if (scheduled > 0) this.sink.scheduled(held);
     }
   }
 
@@ -100,9 +107,12 @@ export class StatusEventConsumer {
    * partition for good: then each event is tried on its own, and the ones that still fail that way
    * are dead-lettered with the reason.
    */
-  private async accept(topic: string, events: { event: SourceEvent; message: Message }[]): Promise<number> {
+  private async accept(topic: string, events: { event: SourceEvent; message: Message }[]): Promise<{ scheduled: number; held: ClaimedDelivery[] }> {
     try {
-      return await this.dataSource.transaction((tx) => this.intake.accept(tx, events.map((e) => e.event)));
+      // A new offer and hand per attempt: a rolled-back attempt held nothing.
+      const held: ClaimedDelivery[] = [];
+      const scheduled = await this.dataSource.transaction((tx) => this.intake.accept(tx, events.map((e) => e.event), new Date(), this.sink.offer(), held));
+      return { scheduled, held };
     } catch (error) {
       if (!isPermanentDatabaseError(error)) throw error;
       let scheduled = 0;
@@ -114,7 +124,7 @@ export class StatusEventConsumer {
           await this.deadLetter(topic, message, `not handled: ${single instanceof Error ? single.message : String(single)}`.slice(0, 1000));
         }
       }
-      return scheduled;
+      return { scheduled, held: [] };
     }
   }
 

@@ -8,7 +8,7 @@ import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
 import { DeliveryIntake } from '../intake/delivery-intake';
 import { webhookMigrations } from '../webhook.migrations';
-import { DeliveryStore } from './delivery-store';
+import { DeliveryStore, type ClaimedDelivery, type HoldOffer } from './delivery-store';
 
 /**
  * The delivery queue's head-of-line rule against the real database: only the earliest pending
@@ -50,11 +50,13 @@ function change(umid: string, type: 'MessageSent' | 'MessageDelivered', url: str
 }
 
 const accept = (events: SourceEvent[]) => ds.transaction((tx) => intake.accept(tx, events));
-const succeed = (deliveryIds: string[]) => {
+const succeed = (deliveryIds: string[], offer?: HoldOffer) => {
   const at = new Date().toISOString();
   return deliveries.decide(
     deliveryIds.map((deliveryId) => ({ type: 'RecordOutcome' as const, deliveryId, outcome: { kind: 'success' as const, statusCode: 200 }, at, random: 0.5, policy: { baseDelayMs: 1000, maxDelayMs: 60_000, maxAgeMs: 86_400_000 } })),
     at,
+    {},
+    offer,
   );
 };
 const stateOf = (claimed: { body: string }[]) => claimed.map((c) => (JSON.parse(c.body) as { payload: { status: { state: string } } }).payload.status.state);
@@ -103,6 +105,30 @@ describe('delivery queue', () => {
     const claimed = await deliveries.claim(100, LEASE, []);
     expect(claimed.filter((c) => c.body.includes(lost)).map((c) => stateOf([c])[0])).toEqual(['delivered']);
     expect(stateOf(claimed).filter((s) => s === 'delivered')).toHaveLength(1);
+  });
+
+  it('hands fresh deliveries to the offer leased, never a change that waits behind an earlier one', async () => {
+    const umid = randomUUID();
+    const other = randomUUID();
+    const taken: string[] = [];
+    const offer: HoldOffer = { leaseMs: LEASE, take: (origin) => (taken.push(origin), true) };
+    const held: ClaimedDelivery[] = [];
+    await ds.transaction((tx) => intake.accept(tx, [change(umid, 'MessageSent', 'http://a.example/dlr'), change(umid, 'MessageDelivered', 'http://a.example/dlr'), change(other, 'MessageSent', 'http://b.example/dlr')], new Date(), offer, held));
+    expect(stateOf(held)).toEqual(['sent', 'sent']);
+    expect(held.map((h) => h.origin).sort()).toEqual(['http://a.example', 'http://b.example']);
+    // Leased to the offer: no claim sees them, and the waiting `delivered` is not due.
+    expect(await deliveries.claim(100, LEASE, [])).toEqual([]);
+    // Its `sent` succeeds: the `delivered` goes to the offer of that decision, leased too.
+    const { held: next } = await succeed(held.filter((h) => h.body.includes(umid)).map((h) => h.deliveryId), offer);
+    expect(stateOf(next)).toEqual(['delivered']);
+    expect(await deliveries.claim(100, LEASE, [])).toEqual([]);
+  });
+
+  it('what the offer declines stays due for the claim', async () => {
+    const held: ClaimedDelivery[] = [];
+    await ds.transaction((tx) => intake.accept(tx, [change(randomUUID(), 'MessageSent', 'http://a.example/dlr')], new Date(), { leaseMs: LEASE, take: () => false }, held));
+    expect(held).toEqual([]);
+    expect(stateOf(await deliveries.claim(100, LEASE, []))).toEqual(['sent']);
   });
 
   it('a re-driven change goes first again: later changes of its message wait behind it', async () => {

@@ -24,6 +24,17 @@ export interface ClaimedDelivery {
   claimedAt: number;
 }
 
+/**
+ * The sender's offer to take deliveries straight from the transaction that makes them due (a new
+ * one, or the next change of a message whose earlier one ended), leased to it as a claim would:
+ * `take(origin)` answers whether it has room for one more of that endpoint, and counts it. What it
+ * takes reaches it only after the commit; what it declines stays due for the claim.
+ */
+export interface HoldOffer {
+  leaseMs: number;
+  take(origin: string): boolean;
+}
+
 const SYSTEM_META = (at: string): AppendMetadata => ({ correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });
 
 /** The origin an endpoint is limited and broken by: scheme, host and port. */
@@ -50,35 +61,38 @@ export class DeliveryStore {
     this.s = quoteSchema(schema.name);
   }
 
-  /** New deliveries, due at once (inside the caller's transaction). */
-  async schedule(db: SqlExecutor, deliveries: readonly DeliveryScheduledV1[], meta: AppendMetadata): Promise<void> {
-    if (deliveries.length === 0) return;
+  /**
+   * New deliveries, due at once (inside the caller's transaction); those the offer takes are
+   * inserted leased and returned, to be handed to the sender once the transaction commits.
+   */
+  async schedule(db: SqlExecutor, deliveries: readonly DeliveryScheduledV1[], meta: AppendMetadata, offer?: HoldOffer): Promise<ClaimedDelivery[]> {
+    if (deliveries.length === 0) return [];
     await this.store.append(
       db,
       deliveries.map((d) => ({ streamId: deliveryStreamId(d.deliveryId), expectedVersion: 0, events: decideDelivery({ type: 'Schedule', delivery: d }, { status: 'none', attempts: 0, windowStart: null }) })),
       meta,
     );
     const blocked = await this.blockedBehindEarlier(db, deliveries);
+    const claimedAt = Date.now();
+    const rows = deliveries.map((d) => {
+      const origin = originOf(d.url);
+      const isBlocked = blocked.has(d.deliveryId);
+      return { ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin, scheduled_at: d.scheduledAt, blocked: isBlocked, held: !isBlocked && offer !== undefined && offer.take(origin) };
+    });
+    // A held row's lease is its due time moved forward, as a claim does.
     await db.query(
       `INSERT INTO ${this.s}.deliveries (delivery_id, account_id, umid, sequence, url, origin, body, state, attempts, version,
-                                         window_start, next_attempt_at, created_at)
+                                         window_start, next_attempt_at, lease_until, created_at)
        SELECT delivery_id, account_id, umid, sequence, url, origin, body, 'pending', 0, 1, scheduled_at,
-              CASE WHEN blocked THEN 'infinity'::timestamptz ELSE scheduled_at END, scheduled_at
+              CASE WHEN blocked THEN 'infinity'::timestamptz WHEN held THEN now() + make_interval(secs => $2::double precision / 1000) ELSE scheduled_at END,
+              CASE WHEN held THEN now() END, scheduled_at
          FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, account_id text, umid text, sequence int, url text, origin text,
-              body text, scheduled_at timestamptz, blocked boolean)`,
-      [
-        JSON.stringify(
-          deliveries.map((d) => ({
-            ...d,
-            delivery_id: d.deliveryId,
-            account_id: d.accountId,
-            origin: originOf(d.url),
-            scheduled_at: d.scheduledAt,
-            blocked: blocked.has(d.deliveryId),
-          })),
-        ),
-      ],
+              body text, scheduled_at timestamptz, blocked boolean, held boolean)`,
+      [JSON.stringify(rows), offer?.leaseMs ?? 0],
     );
+    return rows
+      .filter((r) => r.held)
+      .map((r) => ({ deliveryId: r.deliveryId, accountId: r.accountId, url: r.url, origin: r.origin, body: r.body, attempts: 0, claimedAt }));
   }
 
   /**
@@ -107,15 +121,28 @@ export class DeliveryStore {
    * Makes the earliest pending delivery of each message due, if it waited behind one that ended:
    * one index probe per message (a scalar subquery per umid, so no plan can read more).
    */
-  private async releaseNext(db: SqlExecutor, umids: readonly string[]): Promise<void> {
-    if (umids.length === 0) return;
-    await db.query(
-      `UPDATE ${this.s}.deliveries d SET next_attempt_at = now()
-         FROM (SELECT (SELECT p.delivery_id FROM ${this.s}.deliveries p WHERE p.umid = u AND p.state = 'pending' ORDER BY p.sequence LIMIT 1) AS delivery_id
-                 FROM unnest($1::text[]) AS u) head
-        WHERE d.delivery_id = head.delivery_id AND d.next_attempt_at = 'infinity'`,
-      [umids],
+  private async releaseNext(db: SqlExecutor, umids: readonly string[], offer?: HoldOffer): Promise<ClaimedDelivery[]> {
+    if (umids.length === 0) return [];
+    const released = rowsOf<ClaimedRow>(
+      await db.query(
+        `UPDATE ${this.s}.deliveries d SET next_attempt_at = now()
+           FROM (SELECT (SELECT p.delivery_id FROM ${this.s}.deliveries p WHERE p.umid = u AND p.state = 'pending' ORDER BY p.sequence LIMIT 1) AS delivery_id
+                   FROM unnest($1::text[]) AS u) head
+          WHERE d.delivery_id = head.delivery_id AND d.next_attempt_at = 'infinity'
+          RETURNING ${offer ? 'd.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts' : 'd.delivery_id'}`,
+        [umids],
+      ),
     );
+    if (!offer) return [];
+    const held = released.filter((r) => offer.take(r.origin));
+    if (held.length === 0) return [];
+    const claimedAt = Date.now();
+    await db.query(
+      `UPDATE ${this.s}.deliveries SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
+        WHERE delivery_id = ANY($1::uuid[])`,
+      [held.map((r) => r.delivery_id), offer.leaseMs],
+    );
+    return held.map((r) => claimedOf(r, claimedAt));
   }
 
   /** Puts every unheld pending change of these messages that is not their earliest pending one back to wait. */
@@ -215,15 +242,7 @@ export class DeliveryStore {
       [limit, leaseMs, excludedOrigins, perEndpoint.cap, JSON.stringify(Object.fromEntries(perEndpoint.held))],
     );
     const now = Date.now();
-    return rowsOf<{ delivery_id: string; account_id: string; url: string; origin: string; body: string; attempts: number }>(result).map((r) => ({
-      deliveryId: r.delivery_id,
-      accountId: r.account_id,
-      url: r.url,
-      origin: r.origin,
-      body: r.body,
-      attempts: r.attempts,
-      claimedAt: now,
-    }));
+    return rowsOf<ClaimedRow>(result).map((r) => claimedOf(r, now));
   }
 
   /** Held but not tried (endpoint busy or its breaker open, or shutting down): due again at `dueAt`. */
@@ -241,8 +260,8 @@ export class DeliveryStore {
    * Decides each command against its delivery's current state and writes the events and new folds,
    * all in one transaction. Returns the ids of deliveries that were decided (others: nothing to do).
    */
-  async decide(commands: readonly (DeliveryCommand & { deliveryId: string })[], at: string, filter: { accountId?: string } = {}): Promise<string[]> {
-    if (commands.length === 0) return [];
+  async decide(commands: readonly (DeliveryCommand & { deliveryId: string })[], at: string, filter: { accountId?: string } = {}, offer?: HoldOffer): Promise<Decided> {
+    if (commands.length === 0) return { decided: [], held: [] };
     return this.dataSource.transaction(async (tx) => {
       const rows: StateRow[] = await tx.query(
         `SELECT delivery_id, umid, state, attempts, version, window_start FROM ${this.s}.deliveries
@@ -262,7 +281,7 @@ export class DeliveryStore {
         appends.push({ streamId: deliveryStreamId(command.deliveryId), expectedVersion: row.version, events });
         folds.push(foldOf(command.deliveryId, row.version + events.length, events.reduce(evolveDelivery, state), events));
       }
-      if (appends.length === 0) return [];
+      if (appends.length === 0) return { decided: [], held: [] };
       await this.store.append(tx, appends, SYSTEM_META(at));
       await tx.query(
         `UPDATE ${this.s}.deliveries d
@@ -278,12 +297,12 @@ export class DeliveryStore {
       );
       // The next change of each message whose delivery ended may go now.
       const ended = folds.filter((f) => f.state !== 'pending').map((f) => byId.get(f.delivery_id)?.umid as string);
-      await this.releaseNext(tx, [...new Set(ended)]);
+      const held = await this.releaseNext(tx, [...new Set(ended)], offer);
       // A re-driven change is pending again: it and every later change of its message wait behind
       // the earliest pending one, as if it had never ended (those already held finish as they are).
       const redriven = folds.filter((f) => f.state === 'pending' && byId.get(f.delivery_id)?.state !== 'pending').map((f) => byId.get(f.delivery_id)?.umid as string);
       await this.holdBehindEarlier(tx, [...new Set(redriven)]);
-      return folds.map((f) => f.delivery_id);
+      return { decided: folds.map((f) => f.delivery_id), held };
     });
   }
 
@@ -303,7 +322,7 @@ export class DeliveryStore {
     );
     const at = new Date().toISOString();
     const detail = 'circuit breaker open: not tried again within the retry window';
-    return (await this.decide(rows.map((r) => ({ type: 'Expire' as const, deliveryId: r.delivery_id, at, maxAgeMs, detail })), at)).length;
+    return (await this.decide(rows.map((r) => ({ type: 'Expire' as const, deliveryId: r.delivery_id, at, maxAgeMs, detail })), at)).decided.length;
   }
 
   async deadLetters(accountId: string, limit = 1000): Promise<DeadLetterView[]> {
@@ -403,4 +422,23 @@ function foldOf(deliveryId: string, version: number, state: DeliveryState, event
     }
   }
   return fold;
+}
+
+/** What a decision changed: the deliveries decided, and the next changes it handed to the offer. */
+export interface Decided {
+  decided: string[];
+  held: ClaimedDelivery[];
+}
+
+interface ClaimedRow {
+  delivery_id: string;
+  account_id: string;
+  url: string;
+  origin: string;
+  body: string;
+  attempts: number;
+}
+
+function claimedOf(r: ClaimedRow, claimedAt: number): ClaimedDelivery {
+  return { deliveryId: r.delivery_id, accountId: r.account_id, url: r.url, origin: r.origin, body: r.body, attempts: r.attempts, claimedAt };
 }

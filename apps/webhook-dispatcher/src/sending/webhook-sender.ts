@@ -15,7 +15,7 @@ import {
   type DeliveryCommand,
   type RetryPolicy,
 } from '@seed/webhook-dispatcher-domain';
-import type { ClaimedDelivery, DeliveryStore } from './delivery-store';
+import type { ClaimedDelivery, DeliveryStore, HoldOffer } from './delivery-store';
 import type { WebhookHttpClient } from './webhook-http-client';
 
 export interface SenderOptions {
@@ -35,6 +35,8 @@ export interface SenderOptions {
 export type SecretsOf = (accountIds: readonly string[]) => Promise<Map<string, string[]>>;
 
 const SWEEP_MS = 10_000;
+const SMALL_CLAIM = 64;
+const CLAIM_GATHER_MS = 10;
 
 interface Endpoint {
   inFlight: number;
@@ -119,6 +121,10 @@ export class WebhookSender {
         continue;
       }
       if (claimed === 0 || this.held >= this.options.maxHeld) await this.pause.wait(this.options.idleMs);
+      // A small claim means deliveries trickle in: let a few milliseconds' worth gather before the
+      // next one. Claiming on every wake-up took ~22 rows a claim at 2,500 deliveries/s, and each
+      // claim costs about as much as taking a hundred rows.
+      else if (claimed < SMALL_CLAIM) await new Promise((r) => setTimeout(r, CLAIM_GATHER_MS));
     }
   }
 
@@ -126,13 +132,61 @@ export class WebhookSender {
     const room = this.options.maxHeld - this.held;
     if (room <= 0) return 0;
     const now = Date.now();
-    const cap = this.options.endpointConcurrency * 2;
+    const cap = this.endpointCap();
     const held = new Map([...this.endpoints].map(([origin, e]) => [origin, e.inFlight + e.waiting.length]));
     const excluded = [...this.endpoints.entries()]
       .filter(([origin, e]) => (held.get(origin) ?? 0) >= cap || blockedUntil(e.breaker, now) !== null)
       .map(([origin]) => origin);
     const claimed = await this.store.claim(room, this.options.leaseMs, excluded, { cap, held });
-    if (claimed.length === 0) return 0;
+    await this.adopt(claimed);
+    return claimed.length;
+  }
+
+  private endpointCap(): number {
+    return this.options.endpointConcurrency * 2;
+  }
+
+  /**
+   * An offer for one transaction that makes deliveries due (intake, or the next change of a message
+   * after its earlier one ended): room as a claim would see it now, for endpoints whose breaker is
+   * closed. Deliveries it takes skip the claim: no query to find them, and nothing to scan past in
+   * the due index. A quarter of the free room at most per offer, since offers of concurrent
+   * transactions do not see each other's takes.
+   */
+  offer(): HoldOffer | undefined {
+    if (!this.running) return undefined;
+    let room = Math.floor((this.options.maxHeld - this.held) / 4);
+    const now = Date.now();
+    const cap = this.endpointCap();
+    const taken = new Map<string, number>();
+    return {
+      leaseMs: this.options.leaseMs,
+      take: (origin) => {
+        if (room <= 0) return false;
+        const endpoint = this.endpoints.get(origin);
+        if (endpoint && blockedUntil(endpoint.breaker, now) !== null) return false;
+        const count = (taken.get(origin) ?? 0) + (endpoint ? endpoint.inFlight + endpoint.waiting.length : 0);
+        if (count >= cap) return false;
+        taken.set(origin, (taken.get(origin) ?? 0) + 1);
+        room--;
+        return true;
+      },
+    };
+  }
+
+  /** Deliveries an offer took, committed: sent as claimed ones are. */
+  take(held: readonly ClaimedDelivery[]): void {
+    if (held.length === 0) return;
+    if (!this.running) {
+      // Committed while stopping: handed straight back (else their leases would hold them a minute).
+      void this.store.release(held.map((d) => ({ deliveryId: d.deliveryId, dueAt: null }))).catch(() => undefined);
+      return;
+    }
+    void this.adopt([...held]).catch((error: unknown) => this.logger.error({ err: error }, 'held deliveries not taken; their leases give them back'));
+  }
+
+  private async adopt(claimed: ClaimedDelivery[]): Promise<void> {
+    if (claimed.length === 0) return;
     this.held += claimed.length;
     let secrets: Map<string, string[]>;
     try {
@@ -147,7 +201,6 @@ export class WebhookSender {
       endpoint.waiting.push(Object.assign(delivery, { secrets: secrets.get(delivery.accountId) ?? [] }));
       this.pump(delivery.origin);
     }
-    return claimed.length;
   }
 
   /** Endpoints whose breaker is open now. */
@@ -248,8 +301,9 @@ export class WebhookSender {
           random: Math.random(),
           policy: this.options.retry,
         }));
-        await this.store.decide(commands as (DeliveryCommand & { deliveryId: string })[], at);
+        const { held } = await this.store.decide(commands as (DeliveryCommand & { deliveryId: string })[], at, {}, this.offer());
         await this.store.release(releases);
+        this.take(held);
         for (const o of outcomes) if (o.outcome.kind !== 'success') this.logFailure(o.delivery, o.outcome);
         if (outcomes.length > 0) this.pause.wake(); // the next change of those messages may be due now
       } catch (error) {
