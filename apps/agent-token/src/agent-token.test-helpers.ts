@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { CommandMessage } from '@seed/contracts';
-import { eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { agentTokenService } from './agent-token.service';
 
 /** The schema agent-token migrates at boot: event store, call_reference reservations, rooms read model. */
 export async function migrateAgentTokenSchema(dataSource: DataSource, schema: string): Promise<void> {
-  await runMigrations(dataSource, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...agentTokenService.migrations]);
+  await runMigrations(dataSource, schema, [...eventStoreSchema, ...agentTokenService.migrations]);
 }
 
 export function commandOf<TData, TType extends string>(type: TType, data: TData): CommandMessage<TData, TType> & { type: TType } {

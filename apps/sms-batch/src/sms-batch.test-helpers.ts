@@ -1,11 +1,11 @@
 import type { DataSource } from 'typeorm';
-import { eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import type { SmsBatchItem, SubmitBatchData } from '@seed/sms-batch-contracts';
 import { smsBatchService } from './sms-batch.service';
 
 /** The schema sms-batch migrates at boot: event store, read models, clientBatchId reservations. */
 export async function migrateSmsBatchSchema(dataSource: DataSource, schema: string): Promise<void> {
-  await runMigrations(dataSource, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...smsBatchService.migrations]);
+  await runMigrations(dataSource, schema, [...eventStoreSchema, ...smsBatchService.migrations]);
 }
 
 /** A batch with queued and rejected messages of every kind the read models keep apart. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { keyedHash, openSealedText, parseKeyring } from '@seed/platform-secrets';
 import type { PresentedCode, VerificationStartedV1 } from '@seed/verification-contracts';
@@ -11,7 +11,7 @@ export const SEALING_KEYS = `s1:${Buffer.alloc(32, 5).toString('base64')}`;
 
 /** The schema the service migrates at boot. */
 export async function migrateVerificationSchema(dataSource: DataSource, schema: string): Promise<void> {
-  await runMigrations(dataSource, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...verificationService.migrations]);
+  await runMigrations(dataSource, schema, [...eventStoreSchema, ...verificationService.migrations]);
 }
 
 export function commandOf<T, K extends string>(type: K, data: T, commandId: string = randomUUID()) {

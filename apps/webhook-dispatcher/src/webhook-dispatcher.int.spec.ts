@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
-import { EventStore, eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
 import { dropSchema, eventually, openTestDataSource, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
@@ -26,7 +26,7 @@ let intake: DeliveryIntake;
 
 beforeAll(async () => {
   ds = await openTestDataSource(4);
-  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+  await runMigrations(ds, schema, [...eventStoreSchema, ...webhookMigrations]);
   deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
   accounts = new AccountWebhooksStore(store, new ServiceSchema(schema));
   intake = new DeliveryIntake(deliveries, accounts, sealer, new ServiceSchema(schema), testLogger());

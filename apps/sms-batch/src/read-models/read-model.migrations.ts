@@ -47,6 +47,12 @@ export const messageErrorMigrations: Migration[] = [
       `ALTER TABLE ${s}.messages ADD COLUMN IF NOT EXISTS error_message text`,
     ],
   },
+  {
+    // Each message row is updated twice after its insert (sent, then final), on columns no index
+    // covers: room in the page lets those be heap-only updates, with no new index entries.
+    id: '007-messages-fillfactor',
+    statements: (s) => [`ALTER TABLE ${s}.messages SET (fillfactor = 70)`],
+  },
 ];
 
 /** Write-side uniqueness of `clientBatchId` per sub-account, reserved in the deciding transaction. */

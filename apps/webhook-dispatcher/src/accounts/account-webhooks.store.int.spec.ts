@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { EventStore, eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { dropSchema, openTestDataSource, uniqueName } from '@seed/platform-testing';
 import { decideAccountWebhook, signingSecretsAt } from '@seed/webhook-dispatcher-domain';
@@ -13,12 +13,12 @@ let ds: DataSource;
 beforeAll(async () => {
   ds = await openTestDataSource(2);
   // Up to the first webhook migration only, with a row as it stored a rotation then.
-  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, webhookMigrations[0]!]);
+  await runMigrations(ds, schema, [...eventStoreSchema, webhookMigrations[0]!]);
   await ds.query(
     `INSERT INTO "${schema}".account_webhooks (account_id, dlr_callback_url, sealed_secret, previous_sealed_secret, previous_valid_until, version)
      VALUES ('before', NULL, 's2', 's1', '2030-01-15T11:00:00.000Z', 2)`,
   );
-  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+  await runMigrations(ds, schema, [...eventStoreSchema, ...webhookMigrations]);
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { EventStore, eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import { ensureTopics, eventTopic, MessageProducer, type KafkaConnection } from '@seed/platform-kafka';
 import { ServiceSchema } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
@@ -21,7 +21,7 @@ let consumer: StatusEventConsumer;
 
 beforeAll(async () => {
   ds = await openTestDataSource(4);
-  await runMigrations(ds, name, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+  await runMigrations(ds, name, [...eventStoreSchema, ...webhookMigrations]);
   connection = testKafka(name);
   await ensureTopics(connection, [eventTopic(SMS_BATCH_EVENT_TOPIC), INTAKE_DEAD_LETTERS]);
   producer = new MessageProducer(connection);

@@ -17,7 +17,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EventStore, eventStoreMigrations, PreparedStatementClient, PLAN_EACH_CALL, runMigrations } from '@seed/platform-event-store';
+import { EventStore, eventStoreSchema, PreparedStatementClient, PLAN_EACH_CALL, runMigrations } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { webhookMigrations } from '../webhook.migrations';
 import { DeliveryStore } from './delivery-store';
@@ -132,7 +132,7 @@ async function measure(ds: DataSource, op: Operation, n: number, stats: Stats): 
   const schema = `${runId}_${op.replace('-', '_')}_${n}_${stats}`;
   const s = `"${schema}"`;
   try {
-    await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+    await runMigrations(ds, schema, [...eventStoreSchema, ...webhookMigrations]);
     if (stats === 'stale') {
       await ds.query(`ALTER TABLE ${s}.deliveries SET (autovacuum_enabled = false)`);
       await ds.query(`ANALYZE ${s}.deliveries`);

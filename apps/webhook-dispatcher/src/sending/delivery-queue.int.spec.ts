@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { EventStore, eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
 import { dropSchema, openTestDataSource, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
@@ -23,7 +23,7 @@ const LEASE = 60_000;
 
 beforeAll(async () => {
   ds = await openTestDataSource(4);
-  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+  await runMigrations(ds, schema, [...eventStoreSchema, ...webhookMigrations]);
   const store = new EventStore(schema);
   deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
   intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, new ServiceSchema(schema)), new SecretSealer(parseKeyring(testKeyring())), new ServiceSchema(schema), testLogger());
@@ -129,6 +129,21 @@ describe('delivery queue', () => {
     await ds.transaction((tx) => intake.accept(tx, [change(randomUUID(), 'MessageSent', 'http://a.example/dlr')], new Date(), { leaseMs: LEASE, take: () => false }, held));
     expect(held).toEqual([]);
     expect(stateOf(await deliveries.claim(100, LEASE, []))).toEqual(['sent']);
+  });
+
+  it('a due row below the floor of the last claim (a late commit) is still claimed, at the next full scan', async () => {
+    await accept([change(randomUUID(), 'MessageSent', 'http://late.example/dlr')]);
+    expect(await deliveries.claim(10, LEASE, [])).toHaveLength(1);
+    const late = randomUUID();
+    await accept([change(late, 'MessageSent', 'http://late.example/dlr')]);
+    await ds.query(`UPDATE "${schema}".deliveries SET next_attempt_at = now() - interval '1 minute' WHERE umid = $1`, [late]);
+    const seen: string[] = [];
+    const deadline = Date.now() + 3000;
+    while (seen.length === 0 && Date.now() < deadline) {
+      seen.push(...(await deliveries.claim(10, LEASE, [])).map((c) => c.body));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen.filter((b) => b.includes(late))).toHaveLength(1);
   });
 
   it('a re-driven change goes first again: later changes of its message wait behind it', async () => {

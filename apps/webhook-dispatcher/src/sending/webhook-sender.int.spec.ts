@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { EventStore, eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
 import { dropSchema, eventually, openTestDataSource, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
@@ -24,7 +24,7 @@ let intake: DeliveryIntake;
 
 beforeAll(async () => {
   ds = await openTestDataSource(4);
-  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }, ...webhookMigrations]);
+  await runMigrations(ds, schema, [...eventStoreSchema, ...webhookMigrations]);
   const store = new EventStore(schema);
   deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
   intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, new ServiceSchema(schema)), sealer, new ServiceSchema(schema), testLogger());

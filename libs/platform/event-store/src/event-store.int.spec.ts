@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { dropSchema, eventually, openTestDataSource, uniqueName } from '@seed/platform-testing';
 import { ConcurrencyError, EventStore, type AppendMetadata } from './event-store';
-import { eventStoreMigrations } from './event-store.migrations';
+import { eventStoreSchema } from './event-store.migrations';
 import { runMigrations } from './migration-runner';
 import type { Upcaster } from './upcaster';
 
@@ -22,7 +22,7 @@ const count = async (): Promise<number> =>
 
 beforeAll(async () => {
   ds = await openTestDataSource(8);
-  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }]);
+  await runMigrations(ds, schema, eventStoreSchema);
 });
 
 afterAll(async () => {
@@ -213,15 +213,15 @@ describe('runMigrations', () => {
   it('applies each migration once, in order, even when replicas start together', async () => {
     const fresh = uniqueName('it_migrations');
     const migrations = [
-      { id: '000-event-store', statements: eventStoreMigrations },
+      ...eventStoreSchema,
       { id: '001-extra', statements: (s: string) => [`CREATE TABLE ${s}.extra (id int PRIMARY KEY)`] },
     ];
     try {
       const applied = await Promise.all([1, 2, 3].map(() => runMigrations(ds, fresh, migrations)));
-      expect(applied.flat()).toEqual(['000-event-store', '001-extra']);
+      expect(applied.flat()).toEqual(['000-event-store', '000-event-store-statistics', '001-extra']);
       expect(await runMigrations(ds, fresh, migrations)).toEqual([]);
       const ids = await ds.query(`SELECT id FROM "${fresh}".schema_migrations ORDER BY applied_at, id`);
-      expect(ids.map((r: { id: string }) => r.id)).toEqual(['000-event-store', '001-extra']);
+      expect(ids.map((r: { id: string }) => r.id)).toEqual(['000-event-store', '000-event-store-statistics', '001-extra']);
     } finally {
       await dropSchema(ds, fresh);
     }

@@ -1,3 +1,5 @@
+import type { Migration } from './migration-runner';
+
 /**
  * Tables of the shared event store, created in each service's own schema.
  * `transaction_id` lets subscribers read in commit-safe order: an event becomes visible to them
@@ -31,4 +33,18 @@ export const eventStoreMigrations = (s: string): string[] => [
      processed_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (consumer, message_id)
    )`,
+];
+
+/**
+ * The event store's migrations, first in every service's list. The second keeps ANALYZE short:
+ * the bodies (`data`, `metadata`) are never filtered on, and sampling their jsonb took most of an
+ * ANALYZE of a big log (0.9 s of a 1.3 M-event table, 0.44 s without). An ANALYZE holds back the
+ * cleanup horizon while it runs, and the work queues' index fronts grow with every second of it.
+ */
+export const eventStoreSchema: Migration[] = [
+  { id: '000-event-store', statements: eventStoreMigrations },
+  {
+    id: '000-event-store-statistics',
+    statements: (s) => [`ALTER TABLE ${s}.events ALTER COLUMN data SET STATISTICS 0, ALTER COLUMN metadata SET STATISTICS 0`],
+  },
 ];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { dropSchema, eventually, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import { EventStore, type AppendToStream } from './event-store';
-import { eventStoreMigrations } from './event-store.migrations';
+import { eventStoreSchema } from './event-store.migrations';
 import { EventSubscription, type EventHandler } from './event-subscription';
 import { runMigrations } from './migration-runner';
 import type { SqlExecutor } from './sql-executor';
@@ -58,7 +58,7 @@ async function catchUpUntil(subscription: EventSubscription, handler: RecordingH
 beforeAll(async () => {
   ds = await openTestDataSource(8);
   await runMigrations(ds, schema, [
-    { id: '000-event-store', statements: eventStoreMigrations },
+    ...eventStoreSchema,
     { id: '001-side-effects', statements: (s) => [`CREATE TABLE ${s}.side_effects (handler text NOT NULL, event_id uuid NOT NULL)`] },
   ]);
 });
@@ -248,7 +248,7 @@ describe('EventSubscription', () => {
 
   it('orders transactions by number, not by their text (transaction 9 before transaction 10)', async () => {
     const own = uniqueName('it_subscription_xid');
-    await runMigrations(ds, own, [{ id: '000-event-store', statements: eventStoreMigrations }]);
+    await runMigrations(ds, own, eventStoreSchema);
     try {
       // Transaction ids are assigned by Postgres; old ones are written here directly, as a log
       // that has lived through xid 9 and 10 (or 999 and 1000) holds them.

@@ -7,7 +7,7 @@ import {
   EVENT_COLUMNS,
   EventStore,
   EventSubscription,
-  eventStoreMigrations,
+  eventStoreSchema,
   runMigrations,
   type EventRow,
   type StoredEvent,
@@ -56,7 +56,7 @@ function firstDeliveries(records: readonly IncomingRecord[]): Map<string, Incomi
 
 beforeAll(async () => {
   ds = await openTestDataSource();
-  await runMigrations(ds, schema, [{ id: '000-event-store', statements: eventStoreMigrations }]);
+  await runMigrations(ds, schema, eventStoreSchema);
   kafka = testKafka(uniqueName('it_outbox'));
   await ensureTopics(kafka, [eventTopic('events'), SMALL_TOPIC]);
   producer = new MessageProducer(kafka);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { eventStoreMigrations, runMigrations } from '@seed/platform-event-store';
+import { eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import { ensureTopics, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
 import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
 import { SubscriptionRegistry } from './subscription-registry';
@@ -25,7 +25,7 @@ export class ServiceLifecycle implements OnModuleInit, OnApplicationBootstrap, O
 
   async onModuleInit(): Promise<void> {
     const applied = await runMigrations(this.dataSource, this.schema.name, [
-      { id: '000-event-store', statements: eventStoreMigrations },
+      ...eventStoreSchema,
       ...this.service.migrations,
     ]);
     if (applied.length > 0) this.logger.info({ schema: this.schema.name, applied }, 'migrations applied');
