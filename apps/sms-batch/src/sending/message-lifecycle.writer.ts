@@ -37,7 +37,6 @@ interface Lane {
 // commits, so the flush time bounds how fast the carrier's receipt window turns over.
 const FLUSH_EVERY_MS = 2;
 const MAX_ITEMS_PER_FLUSH = 250;
-const RECEIPT_LANES = 2;
 const MAX_CONFLICT_RETRIES = 5;
 /** About a minute of backoff: a database restart, not a bug. */
 const MAX_TRANSIENT_RETRIES = 16;
@@ -57,7 +56,7 @@ const isFinal = (state: MessageState): boolean => state.status === 'delivered' |
  * carrier ids, the outbound queue and parked receipts in step — thousands of messages a second
  * without a transaction each. A promise per item resolves once its decision is committed.
  *
- * Lanes flush side by side, each one transaction at a time. Receipts for submissions this
+ * Two lanes flush side by side, each one transaction at a time. Receipts for submissions this
  * writer has committed take the receipts lane: they are acknowledged to the carrier only after
  * their commit, and the carrier's window of unanswered receipts turns over no faster than that, so
  * they must not wait behind a flush of a few hundred submissions. Everything else — submissions,
@@ -69,13 +68,7 @@ const isFinal = (state: MessageState): boolean => state.status === 'delivered' |
 export class MessageLifecycleWriter {
   private readonly s: string;
   private readonly main: Lane = { queue: [], flushing: undefined, timer: undefined };
-  /**
-   * Receipts flush two transactions at a time: each waits mostly for its commit, and the carrier's
-   * window of unanswered receipts turns over only as fast as they commit. Receipts of different
-   * messages never meet; two parts of one message in both lanes at once are the rare case the
-   * expected-version append refuses and retries.
-   */
-  private readonly receipts: Lane[] = Array.from({ length: RECEIPT_LANES }, () => ({ queue: [], flushing: undefined, timer: undefined }));
+  private readonly receipts: Lane = { queue: [], flushing: undefined, timer: undefined };
   /**
    * Folded state of messages between their submission and their receipt, so the receipt's
    * decision needs no second read of the stream. Only ever a shortcut: the append's expected
@@ -101,17 +94,12 @@ export class MessageLifecycleWriter {
   }
 
   record(item: LifecycleItem): Promise<void> {
-    const lane = 'receipt' in item && this.knowsCarrierId(item.receipt) ? this.receiptLane() : this.main;
+    const lane = 'receipt' in item && this.knowsCarrierId(item.receipt) ? this.receipts : this.main;
     return new Promise((resolve, reject) => {
       lane.queue.push({ item, resolve, reject });
       if (lane.queue.length >= MAX_ITEMS_PER_FLUSH) void this.flush(lane);
       else lane.timer ??= setTimeout(() => void this.flush(lane), FLUSH_EVERY_MS);
     });
-  }
-
-  /** A receipt lane that is not writing, else the one with the fewest waiting. */
-  private receiptLane(): Lane {
-    return this.receipts.find((lane) => lane.flushing === undefined) ?? this.receipts.reduce((a, b) => (b.queue.length < a.queue.length ? b : a));
   }
 
   private knowsCarrierId(receipt: CarrierReceipt): boolean {
@@ -166,8 +154,7 @@ export class MessageLifecycleWriter {
   /** Writes everything gathered so far; resolves when it is committed (shutdown and tests). */
   async drain(): Promise<void> {
     const busy = (lane: Lane) => lane.queue.length > 0 || lane.flushing !== undefined;
-    const lanes = [this.main, ...this.receipts];
-    while (lanes.some(busy)) await Promise.all(lanes.map((lane) => this.flush(lane)));
+    while (busy(this.main) || busy(this.receipts)) await Promise.all([this.flush(this.main), this.flush(this.receipts)]);
   }
 
   private async flush(lane: Lane): Promise<void> {
