@@ -83,4 +83,15 @@ export const webhookMigrations: Migration[] = [
       `INSERT INTO ${s}.delivery_endpoints (origin) SELECT DISTINCT origin FROM ${s}.deliveries ON CONFLICT DO NOTHING`,
     ],
   },
+  {
+    // Waiting rows (due at 'infinity') leave the due index. With both indexes on the same predicate,
+    // statistics from a quiet moment made the planner serve a message's lookups (by umid) from the
+    // due index, reading every pending row per message; now only the message-order index can serve
+    // them, and the due index holds only rows that can be claimed.
+    id: '006-due-index-without-waiting',
+    statements: (s) => [
+      `CREATE INDEX IF NOT EXISTS deliveries_claimable ON ${s}.deliveries (origin, next_attempt_at) WHERE state = 'pending' AND next_attempt_at < 'infinity'`,
+      `DROP INDEX IF EXISTS ${s}.deliveries_due_by_origin`,
+    ],
+  },
 ];

@@ -214,7 +214,7 @@ export class DeliveryStore {
    * The claim costs O(endpoints + batch), whatever the backlog, the planner's statistics or the
    * dead index entries: the endpoints come from `delivery_endpoints`; each one's due rows are read
    * from its own range of the due index (origin, next_attempt_at), from the floor this store keeps
-   * for it; each endpoint with due rows gets an equal share of the batch, and none more than
+   * for it (`deliveries_claimable`, which holds no waiting row); each endpoint with due rows gets an equal share of the batch, and none more than
    * `perEndpoint.cap` minus what the sender already holds of it (`perEndpoint.held`, by origin):
    * taking one endpoint's whole backlog would leave no room for the others while it is slow.
    *
@@ -253,13 +253,13 @@ export class DeliveryStore {
          due_now AS (
            SELECT * FROM live o
             WHERE o.room > 0
-              AND (SELECT 1 FROM ${this.s}.deliveries d WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at >= o.floor AND d.next_attempt_at <= now()
+              AND (SELECT 1 FROM ${this.s}.deliveries d WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at >= o.floor AND d.next_attempt_at <= now() AND d.next_attempt_at < 'infinity'
                     ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL),
          share AS (SELECT ceil($1::numeric / greatest(1, count(*)))::int AS n FROM due_now),
          due AS (
            SELECT c.delivery_id, c.next_attempt_at FROM due_now o CROSS JOIN share CROSS JOIN LATERAL (
              SELECT d.delivery_id, d.next_attempt_at FROM ${this.s}.deliveries d
-              WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at >= o.floor AND d.next_attempt_at <= now()
+              WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at >= o.floor AND d.next_attempt_at <= now() AND d.next_attempt_at < 'infinity'
               ORDER BY d.next_attempt_at
               LIMIT least(o.room, share.n)
               FOR UPDATE SKIP LOCKED) c
@@ -343,13 +343,14 @@ export class DeliveryStore {
   /**
    * Dead-letters deliveries of the given endpoints (those whose circuit breaker is open) that no
    * one holds and whose retry window has passed: such an endpoint gets one probe per cool-down, so
-   * its backlog would otherwise stay pending long after the window. Returns how many ended.
+   * its backlog would otherwise stay pending long after the window (a change waiting behind an
+   * earlier one follows once that one ended). Returns how many ended.
    */
   async expireHeldBack(origins: readonly string[], maxAgeMs: number, limit = 1000): Promise<number> {
     if (origins.length === 0) return 0;
     const rows: { delivery_id: string }[] = await this.dataSource.query(
       `${PLAN_EACH_CALL} SELECT delivery_id FROM ${this.s}.deliveries
-        WHERE state = 'pending' AND origin = ANY($1::text[]) AND (lease_until IS NULL OR next_attempt_at <= now())
+        WHERE state = 'pending' AND origin = ANY($1::text[]) AND next_attempt_at < 'infinity' AND (lease_until IS NULL OR next_attempt_at <= now())
           AND window_start <= now() - make_interval(secs => $2::double precision / 1000)
         LIMIT $3`,
       [origins, maxAgeMs, limit],
