@@ -60,15 +60,25 @@ interface Result {
 interface Recorded {
   sql: string;
   params: unknown[];
+  /** `SET LOCAL` statements the store ran before it in the same transaction. */
+  settings: string[];
 }
 
+type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
+
+/** The data source as the store sees it, noting the last query it sent (in a transaction or not). */
 function recording(ds: DataSource, last: { query?: Recorded }): DataSource {
+  const noting = (query: Query): Query => {
+    const settings: string[] = [];
+    return (sql, params = []) => {
+      if (sql.startsWith('SET LOCAL')) settings.push(sql);
+      else last.query = { sql, params, settings: [...settings] };
+      return query(sql, params);
+    };
+  };
   return {
-    query: (sql: string, params: unknown[] = []) => {
-      last.query = { sql, params };
-      return ds.query(sql, params);
-    },
-    transaction: ds.transaction.bind(ds),
+    query: noting((sql, params) => ds.query(sql, params)),
+    transaction: <T>(work: (tx: { query: Query }) => Promise<T>) => ds.transaction((tx) => work({ query: noting((sql, params) => tx.query(sql, params)) })),
   } as unknown as DataSource;
 }
 
@@ -89,6 +99,8 @@ async function fill(ds: DataSource, s: string, n: number): Promise<void> {
       CROSS JOIN (VALUES (2, 'sent'), (3, 'delivered')) AS k(sequence, state)`,
     [n, HEALTHY, DOWN],
   );
+  // The endpoints the claim walks, as the intake records them.
+  await ds.query(`INSERT INTO ${s}.delivery_endpoints (origin) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, [[...HEALTHY, DOWN]]);
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of the query as the store sent it, in a transaction rolled back. */
@@ -97,6 +109,7 @@ async function explain(ds: DataSource, query: Recorded, withText: boolean): Prom
   await runner.connect();
   try {
     await runner.startTransaction();
+    for (const setting of query.settings) await runner.query(setting);
     const explained = (options: string) => (query.sql.startsWith(PLAN_EACH_CALL) ? query.sql.replace(PLAN_EACH_CALL, `${PLAN_EACH_CALL} EXPLAIN ${options}`) : `EXPLAIN ${options} ${query.sql}`);
     const asJson = explained('(ANALYZE, BUFFERS, FORMAT JSON)');
     const rows = (await runner.query(asJson, query.params)) as { 'QUERY PLAN': { Plan: Record<string, number>; 'Execution Time': number; 'Planning Time': number }[] }[];
@@ -106,6 +119,7 @@ async function explain(ds: DataSource, query: Recorded, withText: boolean): Prom
     if (withText) {
       await runner.rollbackTransaction();
       await runner.startTransaction();
+      for (const setting of query.settings) await runner.query(setting);
       const asText = explained('(ANALYZE, BUFFERS)');
       text = ((await runner.query(asText, query.params)) as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
     }
