@@ -116,7 +116,12 @@ describe('EventSubscription', () => {
 
   it('rolls back the handler writes and the checkpoint when the handler throws, and delivers the same events again', async () => {
     const streamId = `retry-${randomUUID()}`;
-    await store.append(ds, [{ streamId, expectedVersion: 0, events: ticks(1, 2, 3) }], metadata());
+    const [appended] = await store.append(ds, [{ streamId, expectedVersion: 0, events: ticks(1, 2, 3) }], metadata());
+    // Another test file's open transaction can hold the log back: wait until these events can be
+    // read, so that the failing first batch and its retries all hold the same events.
+    await eventually(async () =>
+      (await ds.query('SELECT pg_snapshot_xmin(pg_current_snapshot()) > $1::xid8 AS visible', [appended!.transactionId]))[0].visible ? true : undefined,
+    );
     const handler = new RecordingHandler(newName(), (call) => call <= 2);
     const subscription = new EventSubscription(ds, store, handler, logger);
 
