@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { cpuSecondsOf, percentile } from './bench-support';
+import { cpuSecondsOf, json, percentile } from './bench-support';
 import { startWebhookReceiver, type Callback } from './webhook-receiver';
 
 const root = join(__dirname, '../../..');
@@ -26,12 +26,6 @@ const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-t
 const deliveries = `"${env['DATABASE_SCHEMA_PREFIX'] ?? ''}webhook_dispatcher".deliveries`;
 const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'postgres', 'kafka.Kafka'];
 const BATCH = 10_000;
-
-async function json<T>(url: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(url, init);
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
 
 const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
 

@@ -1,4 +1,4 @@
-// What the benchmark scripts share: an open-loop load generator, percentiles, CPU time of processes.
+// What the benchmark scripts share: JSON over HTTP, an open-loop load generator, percentiles, CPU time of processes.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -63,4 +63,11 @@ export function cpuSecondsOfPids(pids: readonly (number | string)[]): number {
     }
   }
   return ticks / 100; // USER_HZ
+}
+
+/** A JSON request that must succeed: any other status throws with the answer's text. */
+export async function json<T>(url: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(url, init);
+  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
 }

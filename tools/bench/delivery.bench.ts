@@ -10,7 +10,7 @@
 // ADMIN_TOKEN, SMSC_HTTP_URL, SMS_BATCH_METRICS_URL.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSecondsOf } from './bench-support';
+import { cpuSecondsOf, json } from './bench-support';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -24,12 +24,6 @@ const metricsUrl = env['SMS_BATCH_METRICS_URL'] ?? 'http://127.0.0.1:3110/metric
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 // The webhook dispatcher reads every status change too (and posts the ones with a target).
 const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
-
-async function json<T>(url: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(url, init);
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
 
 /** Sum and count of sms-batch's receipt acknowledgement histogram; zeros when it cannot be read. */
 async function receiptAcks(): Promise<{ sum: number; count: number }> {

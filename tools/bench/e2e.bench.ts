@@ -20,7 +20,7 @@ import { readFileSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuSecondsOf, cpuSecondsOfPids, percentile } from './bench-support';
+import { cpuSecondsOf, cpuSecondsOfPids, json, percentile } from './bench-support';
 import type { KannelPeer } from './kannel-peer';
 import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
 
@@ -49,12 +49,6 @@ interface RunResult {
   /** From the request to each message's `delivered` callback. */
   deliveredLatencyMs: { p50: number; p99: number };
   cpuSeconds: Record<string, number>;
-}
-
-async function json<T>(url: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(url, init);
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
 }
 
 async function freePort(): Promise<number> {

@@ -21,7 +21,7 @@ import pino from 'pino';
 import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
 import { freePortBlock, removeStackData, testKeyring, waitForStackReady } from '@seed/platform-testing';
 import { SMS_BATCH_EVENT_TOPIC, type MessageRef } from '@seed/sms-batch-contracts';
-import { cpuSecondsOf } from './bench-support';
+import { cpuSecondsOf, json } from './bench-support';
 
 const env = process.env;
 const source = env['BENCH_SOURCE'] === 'synthetic' ? 'synthetic' : 'stack';
@@ -119,12 +119,6 @@ async function startOwnStack(): Promise<OwnStack> {
       else console.log(`[bench] kept schemas ${name}_* and topics ${name}.*`);
     },
   };
-}
-
-async function json<T>(url: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(url, init);
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

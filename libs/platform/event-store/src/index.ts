@@ -9,3 +9,4 @@ export * from './sql-executor';
 export * from './stored-event';
 export * from './upcaster';
 export * from './wakeable-pause';
+export * from './claim-bench';
