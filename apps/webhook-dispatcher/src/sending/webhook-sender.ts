@@ -44,6 +44,9 @@ interface Endpoint {
   breaker: BreakerState;
 }
 
+/** Deliveries the sender holds for an endpoint: in flight, or waiting for it. */
+const heldBy = (endpoint: Endpoint): number => endpoint.inFlight + endpoint.waiting.length;
+
 /**
  * Sends due deliveries. Each endpoint (origin) has its own concurrency limit, waiting line and
  * circuit breaker, and the claim skips endpoints that are broken and takes for each no more than
@@ -133,7 +136,7 @@ export class WebhookSender {
     if (room <= 0) return 0;
     const now = Date.now();
     const cap = this.endpointCap();
-    const held = new Map([...this.endpoints].map(([origin, e]) => [origin, e.inFlight + e.waiting.length]));
+    const held = new Map([...this.endpoints].map(([origin, e]) => [origin, heldBy(e)]));
     const excluded = [...this.endpoints.entries()]
       .filter(([origin, e]) => (held.get(origin) ?? 0) >= cap || blockedUntil(e.breaker, now) !== null)
       .map(([origin]) => origin);
@@ -165,7 +168,7 @@ export class WebhookSender {
         if (room <= 0) return false;
         const endpoint = this.endpoints.get(origin);
         if (endpoint && blockedUntil(endpoint.breaker, now) !== null) return false;
-        const count = (taken.get(origin) ?? 0) + (endpoint ? endpoint.inFlight + endpoint.waiting.length : 0);
+        const count = (taken.get(origin) ?? 0) + (endpoint ? heldBy(endpoint) : 0);
         if (count >= cap) return false;
         taken.set(origin, (taken.get(origin) ?? 0) + 1);
         room--;
@@ -257,7 +260,7 @@ export class WebhookSender {
         }
         // Claim again only when a good part of the room is free, and this endpoint's waiting line
         // has run dry: one claim per completion would cost a query per webhook.
-        const endpointHeld = endpoint.inFlight + endpoint.waiting.length;
+        const endpointHeld = heldBy(endpoint);
         if (this.held <= this.options.maxHeld / 2 && endpointHeld <= this.options.endpointConcurrency) this.pause.wake();
       });
     }
