@@ -17,7 +17,7 @@
 // BENCH_PEER (kannel|none), KANNEL_DLR_MASK, BENCH_KANNEL_CONCURRENCY, MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '@seed/platform-testing';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuSecondsOf, cpuSecondsOfPids, json, percentile } from './bench-support';
@@ -49,14 +49,6 @@ interface RunResult {
   /** From the request to each message's `delivered` callback. */
   deliveredLatencyMs: { p50: number; p99: number };
   cpuSeconds: Record<string, number>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** Resolves when `expected` callbacks of `run` said delivered (or rejects after a silence of 60 s). */

@@ -11,6 +11,8 @@
 #   DATABASE_URL   if set, Postgres is not started and this URL is used as is
 #   KAFKA_BROKERS  if set, Kafka is not started and these brokers are used as is
 #   PG_PORT (55432), KAFKA_PORT (59092), KAFKA_CONTROLLER_PORT (59093)
+#   SEED_LOCAL_DIR data, logs and infra.env (default <repo>/.local); another folder and other ports
+#                  give a second, independent PostgreSQL and Kafka (the fault tests use this)
 #   KAFKA_VERSION  Kafka release from Maven Central (see docs/kafka-version.md)
 #   SEED_CACHE_DIR jar cache, default $HOME/.cache/seed-messaging
 #   KAFKA_HEAP_OPTS (-Xms256m -Xmx768m), KAFKA_READY_TIMEOUT seconds (90)
@@ -24,7 +26,7 @@ KAFKA_VERSION="${KAFKA_VERSION:-4.4.0}" # chosen in docs/kafka-version.md
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
-LOCAL_DIR="$REPO_ROOT/.local"
+LOCAL_DIR="${SEED_LOCAL_DIR:-$REPO_ROOT/.local}"
 ENV_FILE="$LOCAL_DIR/infra.env"
 
 PG_PORT="${PG_PORT:-55432}"

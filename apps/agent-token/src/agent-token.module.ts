@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { AGENT_TOKEN_EVENT_TOPIC } from '@seed/agent-token-contracts';
 import { EventStore } from '@seed/platform-event-store';
 import { CommandBus, KafkaConnection, MessageProducer, OutboxRelay } from '@seed/platform-kafka';
-import { LOGGER, PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { LOGGER, PlatformModule, ServiceSchema, StartDeadline, SubscriptionRegistry } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
 import { AgentTokenConfig } from './agent-token.config';
 import { AGENT_TOKEN_REPLY_TOPIC, agentTokenService } from './agent-token.service';
@@ -37,6 +37,7 @@ export class AgentTokenModule implements OnModuleInit, OnApplicationBootstrap, B
     private readonly wire: SealedWire,
     private readonly sweeper: RoomExpirySweeper,
     private readonly config: AgentTokenConfig,
+    private readonly deadline: StartDeadline,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -71,7 +72,7 @@ export class AgentTokenModule implements OnModuleInit, OnApplicationBootstrap, B
 
   // After the platform's init (schema migrated, topics created), before the log followers start.
   async onModuleInit(): Promise<void> {
-    await this.bus.start();
+    await this.deadline.retry('kafka: reply consumer', () => this.bus.start());
     this.subscriptions.register(new RoomsProjection(this.schema.name));
     this.subscriptions.register(
       new GuestLinkSmsSender(

@@ -3,7 +3,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type On
 import { APP_FILTER } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { CommandBus, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
-import { LOGGER, PlatformModule } from '@seed/platform-nest';
+import { LOGGER, PlatformModule, StartDeadline } from '@seed/platform-nest';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { ApiKeyGuard } from './accounts/api-key.guard';
 import { AdminTokenGuard } from './admin/admin-token.guard';
@@ -26,6 +26,7 @@ import { WebhooksController } from './webhooks/webhooks.controller';
 export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly bus: CommandBus,
+    private readonly deadline: StartDeadline,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -59,7 +60,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
 
   // Runs after the platform's own init (topics exist), before any listener opens.
   async onModuleInit(): Promise<void> {
-    await this.bus.start();
+    await this.deadline.retry('kafka: reply consumer', () => this.bus.start());
     this.logger.info('command bus ready');
   }
 

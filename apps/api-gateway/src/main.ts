@@ -12,21 +12,24 @@ import { jsonBody } from './http/json-body.middleware';
 async function main(): Promise<void> {
   const config = loadConfig(GatewayConfig);
   const logger = createLogger('api-gateway', config.LOG_LEVEL);
-  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.register(config, logger), {
-    logger: new NestLoggerAdapter(logger),
-    bodyParser: false,
-  });
-  app.disable('x-powered-by');
-  app.use(listenerScope(logger), correlation, jsonBody(config.BODY_LIMIT, logger));
-  await app.init();
-
   const listeners = new HttpListeners();
-  const ports = await listeners.open(app.getHttpAdapter().getInstance(), config.HTTP_HOST, {
+  const ports = await listeners.open(config.HTTP_HOST, {
     messaging: config.MESSAGING_API_PORT,
     agent: config.AGENT_API_PORT,
     admin: config.ADMIN_API_PORT,
   });
-  logger.info({ ports }, 'api-gateway listening');
+  logger.info({ ports }, 'api-gateway listening (starting)');
+  // abortOnError false: a failed start reaches the catch below (one error, exit 1) instead of process.abort().
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.register(config, logger), {
+    logger: new NestLoggerAdapter(logger),
+    bodyParser: false,
+    abortOnError: false,
+  });
+  app.disable('x-powered-by');
+  app.use(listenerScope(logger), correlation, jsonBody(config.BODY_LIMIT, logger));
+  await app.init();
+  listeners.serve(app.getHttpAdapter().getInstance());
+  logger.info({ ports }, 'api-gateway ready');
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

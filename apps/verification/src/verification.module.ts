@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { EventStore } from '@seed/platform-event-store';
 import { CommandBus, KafkaConnection, MessageProducer, OutboxRelay } from '@seed/platform-kafka';
-import { LOGGER, PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { LOGGER, PlatformModule, ServiceSchema, StartDeadline, SubscriptionRegistry } from '@seed/platform-nest';
 import { VERIFICATION_EVENT_TOPIC } from '@seed/verification-contracts';
 import { AbuseLimits } from './limits/abuse-limits';
 import { VerificationSmsSender } from './sms/verification-sms.sender';
@@ -37,6 +37,7 @@ export class VerificationModule implements OnModuleInit, OnApplicationBootstrap,
     private readonly verifications: VerificationStore,
     private readonly limits: AbuseLimits,
     private readonly dataSource: DataSource,
+    private readonly deadline: StartDeadline,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -75,7 +76,7 @@ export class VerificationModule implements OnModuleInit, OnApplicationBootstrap,
 
   // After the platform's init (schema migrated, topics created), before the log followers start.
   async onModuleInit(): Promise<void> {
-    await this.bus.start();
+    await this.deadline.retry('kafka: reply consumer', () => this.bus.start());
     this.subscriptions.register(new VerificationSmsSender(this.verifications, this.bus, this.logger), { batchSize: 500 });
     this.subscriptions.register(new OutboxRelay(this.relayProducer, VERIFICATION_EVENT_TOPIC, toPublicVerificationEvent));
   }

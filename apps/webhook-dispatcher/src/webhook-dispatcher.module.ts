@@ -2,7 +2,7 @@ import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, typ
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { commandTopic, deadLetterTopic, eventTopic, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
-import { LOGGER, PlatformModule, type ServiceDefinition } from '@seed/platform-nest';
+import { LOGGER, PlatformModule, StartDeadline, type ServiceDefinition } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { WEBHOOK_DISPATCHER_COMMAND_TOPIC } from '@seed/webhook-dispatcher-contracts';
@@ -40,6 +40,7 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
   constructor(
     private readonly sender: WebhookSender,
     private readonly consumer: StatusEventConsumer,
+    private readonly deadline: StartDeadline,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -102,7 +103,7 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
 
   async onApplicationBootstrap(): Promise<void> {
     this.sender.start();
-    await this.consumer.start();
+    await this.deadline.retry('kafka: status-event consumer', () => this.consumer.start());
     this.logger.info('webhook intake and sender started');
   }
 

@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { StartingListener, type StartingFallback } from '@seed/platform-nest';
 import { ApiError } from './api-error';
 import { sendApiError } from './send-api-error';
 
@@ -28,41 +27,41 @@ export function listenerScope(logger: Logger) {
   };
 }
 
-/** One Nest application, three HTTP servers: they share every provider and connection. */
-export class HttpListeners {
-  private readonly servers: Server[] = [];
+/** While the gateway starts, API paths answer 503 in the contract's error shape, with `Retry-After`. */
+const starting: StartingFallback = (_req, res) => {
+  const body = ApiError.unavailable('the service is starting; try again', 5).toBody();
+  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5' });
+  res.end(JSON.stringify(body));
+};
 
-  async open(
-    handler: (req: Request, res: Response) => void,
-    host: string,
-    ports: Record<ListenerName, number>,
-  ): Promise<Record<ListenerName, number>> {
+/**
+ * One Nest application, three HTTP servers: they share every provider and connection. They open
+ * before the application starts (probes see the gateway alive and not ready, clients get a 503),
+ * and `serve` hands them the application once it is ready.
+ */
+export class HttpListeners {
+  private readonly listeners = new Map<ListenerName, StartingListener>();
+
+  async open(host: string, ports: Record<ListenerName, number>): Promise<Record<ListenerName, number>> {
     const bound = {} as Record<ListenerName, number>;
     for (const name of Object.keys(ports) as ListenerName[]) {
-      const server = createServer((req, res) => {
-        listenerOf.set(req as Request, name);
-        handler(req as Request, res as Response);
-      });
-      server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(ports[name], host, resolve);
-      });
-      this.servers.push(server);
-      bound[name] = (server.address() as AddressInfo).port;
+      const listener = new StartingListener(starting, ROUTES[name].includes('/metrics'));
+      bound[name] = await listener.listen(ports[name], host);
+      this.listeners.set(name, listener);
     }
     return bound;
   }
 
+  serve(handler: (req: Request, res: Response) => void): void {
+    for (const [name, listener] of this.listeners) {
+      listener.serve((req, res) => {
+        listenerOf.set(req as Request, name);
+        handler(req as Request, res as Response);
+      });
+    }
+  }
+
   async close(): Promise<void> {
-    await Promise.all(
-      this.servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-          }),
-      ),
-    );
+    await Promise.all([...this.listeners.values()].map((listener) => listener.close()));
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { commandTopic, ensureTopics, KafkaConnection } from '@seed/platform-kafka';
+import { StartDeadline } from '@seed/platform-nest';
 import { WEBHOOK_DISPATCHER_COMMAND_TOPIC } from '@seed/webhook-dispatcher-contracts';
 
 /**
@@ -8,9 +9,12 @@ import { WEBHOOK_DISPATCHER_COMMAND_TOPIC } from '@seed/webhook-dispatcher-contr
  */
 @Injectable()
 export class WebhookCommandTopic implements OnModuleInit {
-  constructor(private readonly connection: KafkaConnection) {}
+  constructor(
+    private readonly connection: KafkaConnection,
+    private readonly deadline: StartDeadline,
+  ) {}
 
   async onModuleInit(): Promise<void> {
-    await ensureTopics(this.connection, [commandTopic(WEBHOOK_DISPATCHER_COMMAND_TOPIC)]);
+    await this.deadline.retry('kafka: webhook command topic', () => ensureTopics(this.connection, [commandTopic(WEBHOOK_DISPATCHER_COMMAND_TOPIC)]));
   }
 }

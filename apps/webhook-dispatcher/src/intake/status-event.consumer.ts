@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { MessageHeader } from '@seed/contracts';
 import { isPermanentDatabaseError } from '@seed/platform-event-store';
-import { deadLetterTopic, IntervalOffsetCommitter, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
+import { deadLetterTopic, IntervalOffsetCommitter, startConsumer, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery, HoldOffer } from '../sending/delivery-store';
@@ -59,17 +59,13 @@ export class StatusEventConsumer {
       maxWaitTimeInMs: 1000,
       allowAutoTopicCreation: false,
     });
-    this.consumer = consumer;
-    await consumer.connect();
-    // From the beginning for a new group: status changes published before the first start are not lost.
-    await consumer.subscribe({ topic: this.connection.topic(SMS_BATCH_EVENT_TOPIC), fromBeginning: true });
-    this.committer.start(consumer);
-    await consumer.run({
+    await startConsumer(consumer, this.committer, [this.connection.topic(SMS_BATCH_EVENT_TOPIC)], {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 3,
       eachBatch: (payload) => this.committer.track(this.handleBatch(payload)),
     });
+    this.consumer = consumer;
   }
 
   async stop(): Promise<void> {

@@ -46,6 +46,15 @@ export class PlatformConfig {
   @Max(65535)
   HEALTH_PORT = 0;
 
+  /**
+   * How long start-up waits for PostgreSQL and Kafka (connections refused, a broker whose group
+   * coordinator is still loading, topics without a leader yet) before the service gives up with one
+   * error and exits. Meanwhile it answers /health/live and reports not ready on /health/ready.
+   */
+  @IsInt()
+  @Min(1000)
+  START_TIMEOUT_MS = 120_000;
+
   /** Replication factor of the topics the platform creates (3 on a production cluster). */
   @IsInt()
   @Min(1)

@@ -10,6 +10,9 @@ export class CommandUnavailableError extends Error {
   override readonly name = 'CommandUnavailableError';
 }
 
+/** A start that waits longer gives up and is retried from the beginning (StartDeadline). */
+const JOIN_TIMEOUT_MS = 30_000;
+
 interface Pending {
   resolve: (reply: CommandReply) => void;
   timer: NodeJS.Timeout;
@@ -29,6 +32,8 @@ export interface CommandBusOptions {
  */
 export class CommandBus {
   private readonly pending = new Map<string, Pending>();
+  /** Per reply partition, the next offset to read. */
+  private readonly positions = new Map<number, string>();
   private consumer: Consumer | undefined;
 
   constructor(
@@ -40,30 +45,47 @@ export class CommandBus {
 
   async start(): Promise<void> {
     const topic = this.connection.topic(this.options.replyTopic);
-    const ends = await this.replyTopicEnds(topic);
+    for (const { partition, offset } of await this.replyTopicEnds(topic)) this.positions.set(partition, offset);
     const consumer = this.connection.kafka.consumer({
       groupId: this.connection.group(`${this.options.replyTopic}.${this.options.instanceId}`),
       ...CONSUMER_SETTINGS,
     });
     this.consumer = consumer;
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: false });
-    await consumer.run({
-      // Replies are read from where the topic ended at start (the seek below), never from a
-      // committed offset: committing one per reply would only load the broker.
-      autoCommit: false,
-      partitionsConsumedConcurrently: 3,
-      eachMessage: async ({ message }) => {
-        const commandId = message.headers?.[MessageHeader.CausationId]?.toString();
-        const waiting = commandId ? this.pending.get(commandId) : undefined;
-        if (!waiting || !message.value) return; // a reply for another instance, or one that timed out
-        this.pending.delete(commandId as string);
-        clearTimeout(waiting.timer);
-        waiting.resolve(JSON.parse(message.value.toString()) as CommandReply);
-      },
+    // Every join (the first, and each after kafkajs restarted a crashed consumer, e.g. while a new
+    // broker's group coordinator was still loading) starts each partition where this instance left
+    // off: at the end the topic had before the first request, or after the last reply read. A seek
+    // made only once, after `run`, was lost with the consumer that crashed before joining.
+    const joined = new Promise<void>((resolve) => {
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        for (const [partition, offset] of this.positions) consumer.seek({ topic, partition, offset });
+        resolve();
+      });
     });
-    for (const { partition, offset } of ends) consumer.seek({ topic, partition, offset });
-    await this.producer.connect();
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: false });
+      await consumer.run({
+        // Replies are read from the positions above, never from a committed offset: committing one
+        // per reply would only load the broker.
+        autoCommit: false,
+        partitionsConsumedConcurrently: 3,
+        eachMessage: async ({ partition, message }) => {
+          this.positions.set(partition, String(Number(message.offset) + 1));
+          const commandId = message.headers?.[MessageHeader.CausationId]?.toString();
+          const waiting = commandId ? this.pending.get(commandId) : undefined;
+          if (!waiting || !message.value) return; // a reply for another instance, or one that timed out
+          this.pending.delete(commandId as string);
+          clearTimeout(waiting.timer);
+          waiting.resolve(JSON.parse(message.value.toString()) as CommandReply);
+        },
+      });
+      await withTimeout(joined, JOIN_TIMEOUT_MS, `the reply consumer did not join its group within ${JOIN_TIMEOUT_MS} ms`);
+      await this.producer.connect();
+    } catch (error) {
+      this.consumer = undefined;
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Where the reply topic ends now; retried while a just-created topic's leadership settles. */
@@ -136,3 +158,10 @@ export class CommandBus {
   }
 }
 
+function withTimeout(promise: Promise<void>, ms: number, message: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

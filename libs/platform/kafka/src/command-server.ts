@@ -17,6 +17,9 @@ export interface CommandContext {
   traceparent: string | null;
 }
 
+/** Runs a start-up step until it succeeds or the service's start-up time is up (StartDeadline.retry). */
+export type StartRetry = <T>(what: string, step: () => Promise<T>) => Promise<T>;
+
 export interface CommandServerOptions {
   connection: KafkaConnection;
   producer: MessageProducer;
@@ -30,6 +33,8 @@ export interface CommandServerOptions {
    * throughput. Default 3.
    */
   concurrency?: number;
+  /** How the consumer's start is retried while the broker gets ready; without it, it is tried once. */
+  retryStart?: StartRetry;
 }
 
 /**
@@ -47,6 +52,7 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
     const { connection, producer, logger, topic, groupId, isPermanent, concurrency } = this.options;
+    const retry: StartRetry = this.options.retryStart ?? ((_what, step) => step());
     this.consumer = new ResilientConsumer(connection, producer, logger, {
       groupId,
       partitionsConsumedConcurrently: concurrency ?? 3,
@@ -64,8 +70,9 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
         }),
     });
     try {
-      await producer.connect();
-      await this.consumer.start((record) => this.handleRecord(record));
+      await retry('kafka: producer', () => producer.connect());
+      const consumer = this.consumer;
+      await retry(`kafka: consumer group ${groupId}`, () => consumer.start((record) => this.handleRecord(record)));
       callback();
     } catch (error) {
       callback(error);

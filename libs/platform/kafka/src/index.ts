@@ -7,4 +7,5 @@ export * from './kafka-record';
 export * from './message-producer';
 export * from './outbox-relay';
 export * from './resilient-consumer';
+export * from './start-consumer';
 export * from './topic-spec';

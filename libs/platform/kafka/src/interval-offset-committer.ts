@@ -42,6 +42,12 @@ export class IntervalOffsetCommitter {
     this.timer.unref();
   }
 
+  /** The consumer never got going (its start failed): stop the timer, commit nothing. */
+  abandon(): void {
+    clearInterval(this.timer);
+    this.toCommit.clear();
+  }
+
   /** Work whose records are marked once it is done: `stop` waits for it. */
   async track<T>(work: Promise<T>): Promise<T> {
     this.handling.add(work);

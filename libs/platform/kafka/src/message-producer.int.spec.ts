@@ -1,6 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
-import { eventually, testKafka, uniqueName } from '@seed/platform-testing';
+import { eventually, freePort, testKafka, uniqueName } from '@seed/platform-testing';
 import type { KafkaConnection } from './kafka-connection';
 import { deleteTopicsAndGroups, jsonOf, TopicRecorder } from './kafka.test-helpers';
 import { MessageProducer } from './message-producer';
@@ -113,15 +113,4 @@ function forward(port: number, target: string): Promise<Server> {
     return close(callback);
   };
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

@@ -6,6 +6,7 @@ import { IntervalOffsetCommitter } from './interval-offset-committer';
 import type { KafkaConnection } from './kafka-connection';
 import { toIncomingRecord, type IncomingRecord } from './kafka-record';
 import type { MessageProducer } from './message-producer';
+import { startConsumer } from './start-consumer';
 
 /** A record that can never succeed (not JSON, unknown type): dead-lettered without retries. */
 export class PermanentMessageError extends Error {
@@ -59,22 +60,21 @@ export class ResilientConsumer {
       ...CONSUMER_SETTINGS,
       allowAutoTopicCreation: false,
     });
-    this.consumer = consumer;
-    await consumer.connect();
-    for (const topic of this.options.topics) {
-      // A new group starts from the beginning: commands sent before the first start are not lost.
-      await consumer.subscribe({ topic: this.connection.topic(topic), fromBeginning: true });
-    }
-    this.committer.start(consumer);
-    await consumer.run({
-      autoCommit: false,
-      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
-      eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        await this.committer.track(this.handleWithRetries(toIncomingRecord(topic, partition, message), handler, heartbeat));
-        // Records of a partition are handled one after another, so this is all before it, too.
-        this.committer.handled(topic, partition, message.offset);
+    await startConsumer(
+      consumer,
+      this.committer,
+      this.options.topics.map((topic) => this.connection.topic(topic)),
+      {
+        autoCommit: false,
+        partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
+        eachMessage: async ({ topic, partition, message, heartbeat }) => {
+          await this.committer.track(this.handleWithRetries(toIncomingRecord(topic, partition, message), handler, heartbeat));
+          // Records of a partition are handled one after another, so this is all before it, too.
+          this.committer.handled(topic, partition, message.offset);
+        },
       },
-    });
+    );
+    this.consumer = consumer;
   }
 
   async stop(): Promise<void> {

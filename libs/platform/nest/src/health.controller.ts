@@ -1,8 +1,7 @@
 import { Controller, Get, Header, HttpCode, ServiceUnavailableException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { collectDefaultMetrics, register } from 'prom-client';
-
-collectDefaultMetrics();
+import { register } from 'prom-client';
+import './default-metrics';
 
 /** Kubernetes probes and Prometheus scraping, on every service. */
 @Controller()

@@ -5,3 +5,5 @@ export * from './service-lifecycle';
 export * from './service-schema';
 export * from './subscription-registry';
 export * from './bootstrap-service';
+export * from './start-up/start-deadline';
+export * from './start-up/starting-listener';

@@ -8,6 +8,7 @@ import { HealthController } from './health.controller';
 import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
 import { ServiceLifecycle } from './service-lifecycle';
 import { ServiceSchema } from './service-schema';
+import { StartDeadline } from './start-up/start-deadline';
 import { SubscriptionRegistry } from './subscription-registry';
 
 /** The connection pool's settings (node-postgres options, through TypeORM's `extra`). */
@@ -33,7 +34,8 @@ export class PlatformModule {
           synchronize: false,
           entities: [],
           extra: databasePoolOptions(config),
-          retryAttempts: 30,
+          // A database still starting is waited for (logged at each attempt) until START_TIMEOUT_MS.
+          retryAttempts: Math.ceil(config.START_TIMEOUT_MS / 1000),
           retryDelay: 1000,
           logging: false,
         }),
@@ -41,6 +43,7 @@ export class PlatformModule {
       controllers: [HealthController],
       providers: [
         { provide: LOGGER, useValue: logger },
+        { provide: StartDeadline, useValue: new StartDeadline(config.START_TIMEOUT_MS, logger) },
         { provide: SERVICE_DEFINITION, useValue: service },
         { provide: ServiceSchema, useValue: new ServiceSchema(schema) },
         { provide: EventStore, useValue: new EventStore(schema, service.upcasters) },
@@ -61,7 +64,7 @@ export class PlatformModule {
         SubscriptionRegistry,
         ServiceLifecycle,
       ],
-      exports: [LOGGER, SERVICE_DEFINITION, ServiceSchema, EventStore, ProcessedMessages, KafkaConnection, MessageProducer, SubscriptionRegistry],
+      exports: [StartDeadline, LOGGER, SERVICE_DEFINITION, ServiceSchema, EventStore, ProcessedMessages, KafkaConnection, MessageProducer, SubscriptionRegistry],
     };
   }
 }

@@ -6,6 +6,7 @@ import { ensureTopics, KafkaConnection, MessageProducer } from '@seed/platform-k
 import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
 import { SubscriptionRegistry } from './subscription-registry';
 import { ServiceSchema } from './service-schema';
+import { StartDeadline } from './start-up/start-deadline';
 
 /**
  * Boot order every service shares: migrate its schema, create its topics, connect the producer,
@@ -21,16 +22,16 @@ export class ServiceLifecycle implements OnModuleInit, OnApplicationBootstrap, O
     private readonly connection: KafkaConnection,
     private readonly producer: MessageProducer,
     private readonly subscriptions: SubscriptionRegistry,
+    private readonly deadline: StartDeadline,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const applied = await runMigrations(this.dataSource, this.schema.name, [
-      ...eventStoreSchema,
-      ...this.service.migrations,
-    ]);
+    const applied = await this.deadline.retry('postgres: migrations', () =>
+      runMigrations(this.dataSource, this.schema.name, [...eventStoreSchema, ...this.service.migrations]),
+    );
     if (applied.length > 0) this.logger.info({ schema: this.schema.name, applied }, 'migrations applied');
-    await ensureTopics(this.connection, this.service.topics);
-    await this.producer.connect();
+    await this.deadline.retry('kafka: topics', () => ensureTopics(this.connection, this.service.topics));
+    await this.deadline.retry('kafka: producer', () => this.producer.connect());
   }
 
   onApplicationBootstrap(): void {

@@ -2,3 +2,4 @@ export * from './test-infra';
 export * from './unique-name';
 export * from './stack-harness';
 export * from './asyncapi-document';
+export * from './private-infra';

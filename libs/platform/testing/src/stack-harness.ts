@@ -151,6 +151,14 @@ export async function freePortBlock(): Promise<number> {
   }
 }
 
+/** One free port, drawn below the ephemeral range like freePortBlock's. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * 20_000);
+    if (isFetchablePort(port) && (await isFree(port))) return port;
+  }
+}
+
 /**
  * The Fetch standard's "bad ports" above 1024: Node's fetch refuses to connect to them, so a
  * service listening there would never be seen ready by the tests (10080 was, once, agent-token's).

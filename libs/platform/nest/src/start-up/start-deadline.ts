@@ -1,0 +1,64 @@
+import type { Logger } from 'pino';
+
+/** Start-up gave up: one error that says what it waited for, for how long, and the last reason. */
+export class StartTimeoutError extends Error {
+  override readonly name = 'StartTimeoutError';
+}
+
+class DeadlinePassed extends Error {}
+
+const FIRST_DELAY_MS = 250;
+const MAX_DELAY_MS = 5000;
+
+/**
+ * The time a service may spend getting its dependencies ready (START_TIMEOUT_MS from the process
+ * start). A broker or database that is still starting is the normal case on a fresh machine or
+ * after a node restart, not a fatal error: every start-up step runs through `retry`, which logs
+ * what it waits for and tries again with backoff until the deadline.
+ */
+export class StartDeadline {
+  private readonly at: number;
+
+  constructor(
+    readonly timeoutMs: number,
+    private readonly logger: Logger,
+    now = Date.now(),
+  ) {
+    this.at = now + timeoutMs;
+  }
+
+  /** Runs `step` until it succeeds; `cleanUp` runs after each failed attempt (e.g. a half-connected client). */
+  async retry<T>(what: string, step: () => Promise<T>, cleanUp?: () => Promise<void>): Promise<T> {
+    let delay = FIRST_DELAY_MS;
+    let lastReason = 'no answer';
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.within(step());
+        if (attempt > 1) this.logger.info({ waitingFor: what, attempts: attempt }, `${what}: ready`);
+        return result;
+      } catch (error) {
+        await cleanUp?.().catch(() => undefined);
+        const left = this.at - Date.now();
+        if (!(error instanceof DeadlinePassed)) lastReason = error instanceof Error ? error.message : String(error);
+        if (left <= 0) {
+          throw new StartTimeoutError(`gave up after START_TIMEOUT_MS=${this.timeoutMs} waiting for ${what}: ${lastReason}`, { cause: error });
+        }
+        const reason = lastReason;
+        const wait = Math.min(delay, left);
+        this.logger.warn({ waitingFor: what, attempt, retryInMs: wait, reason }, `waiting for ${what}: ${reason}`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        delay = Math.min(delay * 2, MAX_DELAY_MS);
+      }
+    }
+  }
+
+  /** A single attempt can outlast the deadline (kafkajs retries a refused connection for ~30 s). */
+  private within<T>(attempt: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DeadlinePassed()), Math.max(0, this.at - Date.now()));
+    });
+    attempt.catch(() => undefined); // settles after the deadline: nobody waits for it any more
+    return Promise.race([attempt, expired]).finally(() => clearTimeout(timer));
+  }
+}
