@@ -11,5 +11,7 @@ export const gatewayService: ServiceDefinition = {
   name: 'api-gateway',
   schema: 'api_gateway',
   migrations: accountsMigrations,
+  // Requests during a PostgreSQL or Kafka outage get the contract's 503 from here (see ServiceDefinition).
+  readyWithoutDatabase: true,
   topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), commandTopic(AGENT_TOKEN_COMMAND_TOPIC), { ...commandTopic(VERIFICATION_COMMAND_TOPIC), partitions: VERIFICATION_COMMAND_PARTITIONS }, replyTopic(GATEWAY_REPLY_TOPIC)],
 };

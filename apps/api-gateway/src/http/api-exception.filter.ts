@@ -2,7 +2,6 @@ import { ArgumentsHost, Catch, HttpException, Inject, type ExceptionFilter } fro
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiErrorCode } from '@seed/contracts';
-import { CommandUnavailableError } from '@seed/platform-kafka';
 import { LOGGER } from '@seed/platform-nest';
 import { ApiError } from './api-error';
 import { sendApiError } from './send-api-error';
@@ -20,7 +19,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
 export function toApiError(exception: unknown): ApiError {
   if (exception instanceof ApiError) return exception;
-  if (exception instanceof CommandUnavailableError) return ApiError.unavailable(exception.message);
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) return ApiError.notFound('no such endpoint');

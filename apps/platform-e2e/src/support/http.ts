@@ -43,6 +43,8 @@ export interface RawRequest {
   token?: string | null;
   headers?: Record<string, string>;
   method?: string;
+  /** e.g. AbortSignal.timeout(ms): the client's own timeout. */
+  signal?: AbortSignal;
 }
 
 /** Any request; defaults: POST, JSON content type, no auth. */
@@ -52,7 +54,7 @@ export function request(url: string, options: RawRequest = {}): Promise<Response
   if (contentType !== null && options.body !== undefined) headers['content-type'] = contentType;
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  return fetch(url, { method: options.method ?? 'POST', headers, ...(body !== undefined ? { body } : {}) });
+  return fetch(url, { method: options.method ?? 'POST', headers, ...(body !== undefined ? { body } : {}), ...(options.signal ? { signal: options.signal } : {}) });
 }
 
 export function batchUrl(stack: RunningStack, subAccountId: string): string {

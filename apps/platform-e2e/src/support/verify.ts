@@ -14,8 +14,8 @@ export const verifyUrl = (stack: RunningStack, subAccountId: string, uid?: strin
   (code !== undefined ? `?code=${encodeURIComponent(code)}` : '');
 
 /** POST /verify/v2/{subAccountId}. */
-export const postVerification = (stack: RunningStack, account: Key, body: unknown): Promise<Response> =>
-  request(verifyUrl(stack, account.subAccountId), { token: account.apiKey, body });
+export const postVerification = (stack: RunningStack, account: Key, body: unknown, signal?: AbortSignal): Promise<Response> =>
+  request(verifyUrl(stack, account.subAccountId), { token: account.apiKey, body, ...(signal ? { signal } : {}) });
 
 /** GET /verify/v2/{subAccountId}/{uid}[?code=]. */
 export const getVerification = (stack: RunningStack, account: Key, uid: string, code?: string): Promise<Response> =>

@@ -1,12 +1,15 @@
-import type { Admin } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { KafkaConnection } from './kafka-connection';
+import { withTimeout } from './with-timeout';
 
 export interface BrokerWatchOptions {
   /** A topic that exists; the probe asks the broker for its metadata. */
   probeTopic: string;
   /** How long a probe may take before it counts as failed. Default 1000 ms. */
   probeTimeoutMs?: number;
+  /** How long a request waits for a probe it started before it is answered "down". Default 200 ms. */
+  requestWaitMs?: number;
   /** While the broker is down, how often it is probed in the background. Default 1000 ms. */
   probeEveryMs?: number;
 }
@@ -29,6 +32,12 @@ export class BrokerWatch {
   private readonly listeners: ((reason: string) => void)[] = [];
   private readonly probeTimeoutMs: number;
   private readonly probeEveryMs: number;
+  private readonly requestWaitMs: number;
+  /**
+   * A client of its own, without retries: the service's client retries a refused connection with
+   * backoff for seconds, and a probe should fail as fast as the connection does.
+   */
+  private readonly kafka: Kafka;
 
   constructor(
     private readonly connection: KafkaConnection,
@@ -37,6 +46,9 @@ export class BrokerWatch {
   ) {
     this.probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.probeEveryMs = options.probeEveryMs ?? 1000;
+    this.requestWaitMs = options.requestWaitMs ?? 200;
+    const { brokers, clientId } = connection.settings;
+    this.kafka = new Kafka({ clientId: `${clientId}-probe`, brokers, connectionTimeout: this.probeTimeoutMs, retry: { retries: 0 }, logLevel: logLevel.NOTHING });
   }
 
   /** Called when the broker is found down: requests waiting on it can be answered now. */
@@ -51,7 +63,8 @@ export class BrokerWatch {
   async available(recentMs = 250): Promise<boolean> {
     if (this.downSince === undefined) return true;
     if (Date.now() - this.lastProbeAt < recentMs) return false;
-    return this.probe();
+    const waited = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.requestWaitMs).unref());
+    return Promise.race([this.probe(), waited]);
   }
 
   /** Something failed or stalled: probe now, and count the broker down if it does not answer. */
@@ -103,19 +116,10 @@ export class BrokerWatch {
   }
 
   private async metadata(): Promise<void> {
-    this.admin ??= this.connection.kafka.admin({ retry: { retries: 0 } });
+    this.admin ??= this.kafka.admin({ retry: { retries: 0 } });
     await this.admin.connect();
     await this.admin.fetchTopicMetadata({ topics: [this.connection.topic(this.options.probeTopic)] });
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  promise.catch(() => undefined); // may settle after the timeout: nobody waits for it then
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function describe(error: unknown): string {

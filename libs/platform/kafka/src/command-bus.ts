@@ -4,11 +4,14 @@ import { MessageHeader, type CommandMessage, type CommandReply } from '@seed/con
 import { CONSUMER_SETTINGS } from './consumer-settings';
 import type { KafkaConnection } from './kafka-connection';
 import type { MessageProducer } from './message-producer';
+import { BrokerWatch } from './broker-watch';
+import { withTimeout } from './with-timeout';
 
-/** The owning service did not answer in time, or Kafka refused the command: answer 503. */
-export class CommandUnavailableError extends Error {
-  override readonly name = 'CommandUnavailableError';
-}
+const failure = (message: string, retryAfterSeconds: number): CommandReply => ({ ok: false, failure: { status: 503, code: 2000, message, retryAfterSeconds } });
+const BROKER_UNAVAILABLE = failure('the message broker is unavailable; try again', 5);
+const TIMED_OUT = failure('the service did not answer in time; try again', 5);
+const SHUTTING_DOWN = failure('shutting down', 1);
+const SEND_STALL_MS = 1000;
 
 /** A start that waits longer gives up and is retried from the beginning (StartDeadline). */
 const JOIN_TIMEOUT_MS = 30_000;
@@ -35,13 +38,21 @@ export class CommandBus {
   /** Per reply partition, the next offset to read. */
   private readonly positions = new Map<number, string>();
   private consumer: Consumer | undefined;
+  private readonly watch: BrokerWatch;
 
   constructor(
     private readonly connection: KafkaConnection,
     private readonly producer: MessageProducer,
     private readonly logger: Logger,
     private readonly options: CommandBusOptions,
-  ) {}
+  ) {
+    this.watch = new BrokerWatch(connection, logger, { probeTopic: options.replyTopic });
+    // Requests waiting when the broker is found down are answered now, not after kafkajs gave up;
+    // like a timed-out one, a command that did reach the broker may still be decided.
+    this.watch.onDown(() => {
+      for (const id of [...this.pending.keys()]) this.answer(id, BROKER_UNAVAILABLE);
+    });
+  }
 
   async start(): Promise<void> {
     const topic = this.connection.topic(this.options.replyTopic);
@@ -55,6 +66,7 @@ export class CommandBus {
     // broker's group coordinator was still loading) starts each partition where this instance left
     // off: at the end the topic had before the first request, or after the last reply read. A seek
     // made only once, after `run`, was lost with the consumer that crashed before joining.
+    consumer.on(consumer.events.CRASH, ({ payload }) => this.watch.suspect(payload.error));
     const joined = new Promise<void>((resolve) => {
       consumer.on(consumer.events.GROUP_JOIN, () => {
         for (const [partition, offset] of this.positions) consumer.seek({ topic, partition, offset });
@@ -72,11 +84,8 @@ export class CommandBus {
         eachMessage: async ({ partition, message }) => {
           this.positions.set(partition, String(Number(message.offset) + 1));
           const commandId = message.headers?.[MessageHeader.CausationId]?.toString();
-          const waiting = commandId ? this.pending.get(commandId) : undefined;
-          if (!waiting || !message.value) return; // a reply for another instance, or one that timed out
-          this.pending.delete(commandId as string);
-          clearTimeout(waiting.timer);
-          waiting.resolve(JSON.parse(message.value.toString()) as CommandReply);
+          // A reply for another instance, or one that timed out, has no one waiting.
+          if (commandId && message.value && this.pending.has(commandId)) this.answer(commandId, JSON.parse(message.value.toString()) as CommandReply);
         },
       });
       await withTimeout(joined, JOIN_TIMEOUT_MS, `the reply consumer did not join its group within ${JOIN_TIMEOUT_MS} ms`);
@@ -114,18 +123,15 @@ export class CommandBus {
     correlationId: string,
     traceparent: string | null = null,
   ): Promise<CommandReply<TResult>> {
+    if (!(await this.watch.available())) return BROKER_UNAVAILABLE as CommandReply<TResult>;
     const reply = new Promise<CommandReply>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(command.commandId);
-        resolve({
-          ok: false,
-          failure: { status: 503, code: 2000, message: 'the service did not answer in time; try again', retryAfterSeconds: 5 },
-        });
-      }, this.options.timeoutMs);
+      const timer = setTimeout(() => this.answer(command.commandId, TIMED_OUT), this.options.timeoutMs);
       this.pending.set(command.commandId, { resolve, timer });
     });
-    try {
-      await this.producer.send(topic, [
+    // A send the broker has not acknowledged within a second is unusual enough to probe it.
+    const stall = setTimeout(() => this.watch.suspect(new Error(`a send waited ${SEND_STALL_MS} ms for the broker`)), SEND_STALL_MS);
+    this.producer
+      .send(topic, [
         {
           key,
           value: command,
@@ -137,31 +143,29 @@ export class CommandBus {
             ...(traceparent ? { [MessageHeader.Traceparent]: traceparent } : {}),
           },
         },
-      ]);
-    } catch (error) {
-      const waiting = this.pending.get(command.commandId);
-      if (waiting) clearTimeout(waiting.timer);
-      this.pending.delete(command.commandId);
-      this.logger.error({ err: error, topic }, 'command could not be sent');
-      throw new CommandUnavailableError('the message broker is unavailable');
-    }
+      ])
+      .catch((error: unknown) => {
+        this.logger.error({ err: error, topic }, 'command could not be sent');
+        this.watch.suspect(error);
+        this.answer(command.commandId, BROKER_UNAVAILABLE);
+      })
+      .finally(() => clearTimeout(stall));
     return (await reply) as CommandReply<TResult>;
   }
 
+  /** Resolves a request still waiting (with its reply, or a failure); later answers are ignored. */
+  private answer(commandId: string, reply: CommandReply): void {
+    const waiting = this.pending.get(commandId);
+    if (!waiting) return;
+    this.pending.delete(commandId);
+    clearTimeout(waiting.timer);
+    waiting.resolve(reply);
+  }
+
   async stop(): Promise<void> {
-    for (const [id, waiting] of this.pending) {
-      clearTimeout(waiting.timer);
-      waiting.resolve({ ok: false, failure: { status: 503, code: 2000, message: 'shutting down', retryAfterSeconds: 1 } });
-      this.pending.delete(id);
-    }
+    this.watch.stop();
+    for (const id of [...this.pending.keys()]) this.answer(id, SHUTTING_DOWN);
     await this.consumer?.disconnect();
   }
 }
 
-function withTimeout(promise: Promise<void>, ms: number, message: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}

@@ -9,3 +9,5 @@ export * from './outbox-relay';
 export * from './resilient-consumer';
 export * from './start-consumer';
 export * from './topic-spec';
+export * from './broker-watch';
+export * from './with-timeout';

@@ -1,12 +1,16 @@
-import { Controller, Get, Header, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { register } from 'prom-client';
 import './default-metrics';
+import { SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
 
 /** Kubernetes probes and Prometheus scraping, on every service. */
 @Controller()
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(SERVICE_DEFINITION) private readonly service: ServiceDefinition,
+  ) {}
 
   @Get('health/live')
   @HttpCode(200)
@@ -16,6 +20,7 @@ export class HealthController {
 
   @Get('health/ready')
   async ready(): Promise<{ status: string }> {
+    if (this.service.readyWithoutDatabase) return { status: 'ok' };
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

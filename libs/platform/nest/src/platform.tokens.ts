@@ -14,4 +14,11 @@ export interface ServiceDefinition {
   /** Topics the service produces or consumes; created at boot when missing. */
   topics: TopicSpec[];
   upcasters?: Upcaster[];
+  /**
+   * Ready once started, whatever PostgreSQL does (default: ready only while it answers). For a
+   * service that takes client traffic: a database outage is shared by every replica, and a
+   * Kubernetes Service without ready endpoints would answer clients with the ingress's error
+   * instead of the contract's 503.
+   */
+  readyWithoutDatabase?: boolean;
 }

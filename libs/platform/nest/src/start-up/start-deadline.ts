@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
+import { withTimeout } from '@seed/platform-kafka';
 
 /** Start-up gave up: one error that says what it waited for, for how long, and the last reason. */
 export class StartTimeoutError extends Error {
   override readonly name = 'StartTimeoutError';
 }
 
-class DeadlinePassed extends Error {}
+const NO_ANSWER = 'no answer before the start deadline';
 
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 5000;
@@ -33,13 +34,14 @@ export class StartDeadline {
     let lastReason = 'no answer';
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.within(step());
+        // A single attempt can outlast the deadline (kafkajs retries a refused connection for ~30 s).
+        const result = await withTimeout(step(), Math.max(0, this.at - Date.now()), NO_ANSWER);
         if (attempt > 1) this.logger.info({ waitingFor: what, attempts: attempt }, `${what}: ready`);
         return result;
       } catch (error) {
         await cleanUp?.().catch(() => undefined);
         const left = this.at - Date.now();
-        if (!(error instanceof DeadlinePassed)) lastReason = error instanceof Error ? error.message : String(error);
+        if (!(error instanceof Error && error.message === NO_ANSWER)) lastReason = error instanceof Error ? error.message : String(error);
         if (left <= 0) {
           throw new StartTimeoutError(`gave up after START_TIMEOUT_MS=${this.timeoutMs} waiting for ${what}: ${lastReason}`, { cause: error });
         }
@@ -50,15 +52,5 @@ export class StartDeadline {
         delay = Math.min(delay * 2, MAX_DELAY_MS);
       }
     }
-  }
-
-  /** A single attempt can outlast the deadline (kafkajs retries a refused connection for ~30 s). */
-  private within<T>(attempt: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DeadlinePassed()), Math.max(0, this.at - Date.now()));
-    });
-    attempt.catch(() => undefined); // settles after the deadline: nobody waits for it any more
-    return Promise.race([attempt, expired]).finally(() => clearTimeout(timer));
   }
 }

@@ -1,0 +1,130 @@
+import { eventually, privateKafka, privatePostgres, startStack, type PrivateInfra, type RunningStack } from '@seed/platform-testing';
+import type { Account } from './support/http';
+import { latencies, OutageLoad, type Outcome } from './support/outage-load';
+import { smsc } from './support/smsc';
+import { useStarted } from './support/stack';
+import { setDefaultUrl } from './support/webhook-admin';
+import { bodyOf, WebhookReceiver } from './support/webhook-receiver';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long the dependency stays down. */
+const OUTAGE_MS = 10_000;
+/** After this long the outage is known (a failed send, a probe): every request gets its 503 at once. */
+const DETECTION_MS = 2000;
+/** "At once": what a request made during a known outage may wait for its 503. */
+const PROMPT_MS = 1000;
+
+/**
+ * PostgreSQL or Kafka stops cleanly (as on a node drain or an upgrade) while batches, Verify
+ * generations and webhooks are in flight, and comes back ten seconds later. Each runs on a
+ * PostgreSQL or broker of its own, so that other test files do not notice.
+ */
+describe.each([
+  { dependency: 'Kafka', variable: 'KAFKA_BROKERS', start: privateKafka, firstNumber: 70_000 },
+  { dependency: 'PostgreSQL', variable: 'DATABASE_URL', start: privatePostgres, firstNumber: 80_000 },
+])('a $dependency restart under load', ({ dependency, variable, start, firstNumber }) => {
+  let infra: PrivateInfra | undefined;
+  let receiver: WebhookReceiver | undefined;
+  const ctx = useStarted(async () => {
+    infra = await start();
+    await infra.up();
+    receiver = await WebhookReceiver.start();
+    return startStack({ [variable]: infra.address, WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, SMSC_RECEIPT_DELAY_MS: '50' });
+  });
+  let stack: RunningStack;
+  let account: Account;
+  let outcomes: Outcome[];
+  let stoppedAt: number;
+  /** When its start began (it may answer before `up` returns) and when `up` returned. */
+  let restartAt: number;
+  let upAt: number;
+  let gatewayReadyWhileDown: number;
+
+  beforeAll(async () => {
+    stack = ctx.stack;
+    account = await stack.createAccount();
+    await setDefaultUrl(stack, account.accountId, (receiver as WebhookReceiver).url('/dlr'));
+    const load = new OutageLoad(stack, account, firstNumber);
+    load.start();
+    await sleep(3000);
+    await (infra as PrivateInfra).down();
+    stoppedAt = Date.now();
+    await sleep(OUTAGE_MS);
+    gatewayReadyWhileDown = (await fetch(`${stack.adminUrl}/health/ready`)).status;
+    restartAt = Date.now();
+    await (infra as PrivateInfra).up();
+    upAt = Date.now();
+    await load.acceptedSince(upAt, 3);
+    outcomes = await load.stop();
+    const during = outcomes.filter((o) => o.startedAt >= stoppedAt + DETECTION_MS && o.endedAt <= restartAt);
+    const firstAfter = (['batch', 'verify'] as const).map((kind) => outcomes.find((o) => o.kind === kind && o.startedAt >= upAt));
+    console.log(
+      `${dependency} restart: ${outcomes.length} requests, ${outcomes.filter((o) => o.status === 200).length} accepted;` +
+        ` 503 while down (known): ${JSON.stringify(latencies(during))};` +
+        ` all 503s: ${JSON.stringify(latencies(outcomes.filter((o) => o.status === 503)))};` +
+        ` first batch / verify after recovery: ${firstAfter.map((o) => (o ? `${o.status} in ${o.endedAt - o.startedAt} ms` : 'none')).join(' / ')}`,
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    await receiver?.close();
+    await infra?.remove();
+  });
+
+  it('answers every request 200 or 503 with Retry-After, never a timeout or a 500', () => {
+    for (const outcome of outcomes) {
+      expect([200, 503]).toContain(outcome.status);
+      if (outcome.status === 503) expect(outcome).toMatchObject({ retryAfter: expect.stringMatching(/^\d+$/), code: 2000 });
+    }
+    expect(outcomes.filter((o) => o.status === 503).length).toBeGreaterThan(0);
+  });
+
+  it(`answers 503 within ${PROMPT_MS} ms once the outage is known`, () => {
+    const during = outcomes.filter((o) => o.startedAt >= stoppedAt + DETECTION_MS && o.endedAt <= restartAt);
+    expect(during.length).toBeGreaterThan(5);
+    for (const outcome of during) {
+      expect(outcome.status).toBe(503);
+      expect(outcome.endedAt - outcome.startedAt).toBeLessThan(PROMPT_MS);
+    }
+  });
+
+  it('keeps the gateway ready, so that a load balancer still sends clients to it for their 503', () => {
+    expect(gatewayReadyWhileDown).toBe(200);
+  });
+
+  it('serves the first batch and the first Verify generation after it is back', () => {
+    for (const kind of ['batch', 'verify'] as const) {
+      expect(outcomes.find((o) => o.kind === kind && o.startedAt >= upAt)?.status).toBe(200);
+    }
+  });
+
+  it('sends every accepted message once, and none of the refused ones twice', async () => {
+    const accepted = outcomes.filter((o) => o.status === 200).flatMap((o) => o.destinations);
+    const refused = outcomes.filter((o) => o.status !== 200).flatMap((o) => o.destinations);
+    const received = await eventually(async () => {
+      const perDestination = new Map<string, number>();
+      for (const m of await smsc(stack.smscUrl).all()) perDestination.set(m.destination, (perDestination.get(m.destination) ?? 0) + 1);
+      return accepted.every((d) => perDestination.has(d)) ? perDestination : undefined;
+    }, 60_000);
+    for (const destination of accepted) expect(received.get(destination)).toBe(1);
+    for (const destination of refused) expect(received.get(destination) ?? 0).toBeLessThanOrEqual(1);
+  });
+
+  it('delivers the delivered webhook of every accepted batch message, each status once', async () => {
+    const umids = outcomes.filter((o) => o.kind === 'batch' && o.status === 200).flatMap((o) => o.umids);
+    const statesOf = () => {
+      const states = new Map<string, string[]>();
+      for (const r of (receiver as WebhookReceiver).accepted('/dlr')) {
+        const { umid, status } = bodyOf(r).payload;
+        states.set(umid, [...(states.get(umid) ?? []), status.state]);
+      }
+      return states;
+    };
+    const states = await eventually(async () => {
+      const now = statesOf();
+      return umids.every((umid) => now.get(umid)?.includes('delivered')) ? now : undefined;
+    }, 60_000);
+    for (const umid of umids) expect(states.get(umid)).toEqual(['sent', 'delivered']);
+  });
+});

@@ -1,0 +1,108 @@
+import type { RunningStack } from '@seed/platform-testing';
+import { postBatch, ukMobile, type Account } from './http';
+import { postVerification } from './verify';
+
+/** One request of the load and how it was answered. */
+export interface Outcome {
+  kind: 'batch' | 'verify';
+  startedAt: number;
+  endedAt: number;
+  /** 0: no answer within the client's 30 s timeout (what a typical client gives up after). */
+  status: number;
+  retryAfter: string | null;
+  code: number | undefined;
+  /** Destinations the request asked to send to (one per message, normalised digits). */
+  destinations: string[];
+  /** Message ids of an accepted batch. */
+  umids: string[];
+}
+
+const CLIENT_TIMEOUT_MS = 30_000;
+const BATCH_SIZE = 5;
+
+/**
+ * A steady stream of small batches and Verify generations, each to destinations of its own, as
+ * clients send them while a dependency goes down and comes back. Every answer is recorded with its
+ * timing; nothing is retried, so what reaches the carrier can be matched to what was accepted.
+ */
+export class OutageLoad {
+  readonly outcomes: Outcome[] = [];
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private next: number;
+
+  constructor(
+    private readonly stack: RunningStack,
+    private readonly account: Account,
+    firstNumber: number,
+    private readonly pauseMs = 100,
+  ) {
+    this.next = firstNumber;
+  }
+
+  start(): void {
+    this.running = true;
+    this.loops = [this.loop(() => this.batch()), this.loop(() => this.verify())];
+  }
+
+  async stop(): Promise<Outcome[]> {
+    this.running = false;
+    await Promise.all(this.loops);
+    return this.outcomes;
+  }
+
+  /** Resolves once `count` requests of each kind that started after `since` were accepted. */
+  async acceptedSince(since: number, count: number, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const enough = () =>
+      (['batch', 'verify'] as const).every((kind) => this.outcomes.filter((o) => o.kind === kind && o.startedAt >= since && o.status === 200).length >= count);
+    while (!enough()) {
+      if (Date.now() > deadline) throw new Error(`fewer than ${count} accepted requests of each kind after the recovery within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async loop(send: () => Promise<void>): Promise<void> {
+    while (this.running) {
+      await send();
+      await new Promise((resolve) => setTimeout(resolve, this.pauseMs));
+    }
+  }
+
+  private async batch(): Promise<void> {
+    const destinations = Array.from({ length: BATCH_SIZE }, () => ukMobile(this.next++));
+    await this.record('batch', destinations, () =>
+      postBatch(this.stack, this.account, { template: { text: 'Outage load' }, messages: destinations.map((destination) => ({ destination })), includeMessagesInResponse: true }, { signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) }),
+    );
+  }
+
+  private async verify(): Promise<void> {
+    const destination = ukMobile(this.next++);
+    await this.record('verify', [destination], () => postVerification(this.stack, this.account, { destination }, AbortSignal.timeout(CLIENT_TIMEOUT_MS)));
+  }
+
+  private async record(kind: Outcome['kind'], destinations: string[], send: () => Promise<Response>): Promise<void> {
+    const startedAt = Date.now();
+    let status = 0;
+    let retryAfter: string | null = null;
+    let code: number | undefined;
+    let umids: string[] = [];
+    try {
+      const res = await send();
+      status = res.status;
+      retryAfter = res.headers.get('retry-after');
+      const body = (await res.json()) as { code?: number; messages?: { umid: string }[] };
+      code = body.code;
+      umids = (body.messages ?? []).map((m) => m.umid);
+    } catch {
+      status = 0; // the client's timeout, or the connection refused
+    }
+    this.outcomes.push({ kind, startedAt, endedAt: Date.now(), status, retryAfter, code, destinations, umids });
+  }
+}
+
+/** Median and maximum of the answer times of `outcomes`, in ms. */
+export function latencies(outcomes: readonly Outcome[]): { count: number; p50: number; max: number } {
+  const sorted = outcomes.map((o) => o.endedAt - o.startedAt).sort((a, b) => a - b);
+  return { count: sorted.length, p50: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted[sorted.length - 1] ?? 0 };
+}
