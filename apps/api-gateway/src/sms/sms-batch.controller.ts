@@ -3,6 +3,7 @@ import { SMS_BATCH_COMMAND_TOPIC, type BatchResponse, type SubmitBatchData } fro
 import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
 import { CommandClient } from '../commands/command-client';
 import { toSubmitBatchData } from './batch-request.validation';
+import { toCompactBatchData } from './compact-batch-request.validation';
 
 @Controller('sms/v1/:subAccountId')
 @UseGuards(ApiKeyGuard)
@@ -13,9 +14,19 @@ export class SmsBatchController {
   @Post('many')
   @HttpCode(200)
   async sendMany(@Param('subAccountId') subAccountId: string, @Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<BatchResponse> {
-    const data = toSubmitBatchData(body, req.accountId, subAccountId, new Date());
-    // Keyed by sub-account: one sub-account's batches are decided in order, which keeps
-    // clientBatchId checks free of races without a lock.
+    return this.submit(subAccountId, toSubmitBatchData(body, req.accountId, subAccountId, new Date()));
+  }
+
+  /** Compact batch: one text to many destinations, decided exactly as `many`. */
+  @Post('many/compact')
+  @HttpCode(200)
+  async sendCompact(@Param('subAccountId') subAccountId: string, @Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<BatchResponse> {
+    return this.submit(subAccountId, toCompactBatchData(body, req.accountId, subAccountId, new Date()));
+  }
+
+  // Keyed by sub-account: one sub-account's batches are decided in order, which keeps
+  // clientBatchId checks free of races without a lock.
+  private submit(subAccountId: string, data: SubmitBatchData): Promise<BatchResponse> {
     return this.commands.send<BatchResponse, SubmitBatchData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'SubmitBatch', data);
   }
 }
