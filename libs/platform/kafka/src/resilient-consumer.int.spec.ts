@@ -15,7 +15,7 @@ const consumers: ResilientConsumer[] = [];
 
 // One partition each, so "the next record" is well defined.
 const topic = (name: string): TopicSpec => ({ name, partitions: 1, retentionMs: 3_600_000 });
-const TOPICS = ['retry', 'poison', 'restart', 'interval'];
+const TOPICS = ['retry', 'poison', 'restart', 'interval', 'waited'];
 
 async function consume(options: Omit<ConsumerOptions, 'groupId'> & { groupId?: string }, handler: RecordHandler): Promise<ResilientConsumer> {
   const consumer = new ResilientConsumer(kafka, producer, testLogger(), { groupId: `group-${randomUUID()}`, ...options });
@@ -64,6 +64,39 @@ describe('ResilientConsumer', () => {
     expect(handled).toEqual(['flaky', 'next']);
     expect(Object.fromEntries(attempts)).toEqual({ flaky: 3, next: 1 });
     expect(deadLetters.of('retry.dlq')).toEqual([]);
+  });
+
+  it('answers a record someone waits on "unavailable" after unavailableAfterMs, does not dead-letter it, and goes on', async () => {
+    const answered: [string, string][] = [];
+    const handled: string[] = [];
+    let databaseDown = true;
+    await consume(
+      {
+        topics: ['waited'],
+        deadLetterTopic: 'waited.dlq',
+        unavailableAfterMs: 500,
+        // Only "waited-on" has someone to answer; "unanswerable" is retried as before.
+        answerUnavailable: async (record, reason) => {
+          if (idOf(record) !== 'waited-on') return false;
+          answered.push([idOf(record), reason]);
+          return true;
+        },
+      },
+      async (record) => {
+        if (databaseDown) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        handled.push(idOf(record));
+      },
+    );
+    const sentAt = Date.now();
+    await send('waited', ['waited-on', 'unanswerable']);
+
+    await eventually(async () => (answered.length > 0 ? true : undefined));
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(500);
+    expect(answered).toEqual([['waited-on', 'Error: connect ECONNREFUSED 127.0.0.1:5432']]);
+    databaseDown = false; // the next record, retried meanwhile, now goes through
+    await eventually(async () => (handled.includes('unanswerable') ? true : undefined));
+    expect(handled).toEqual(['unanswerable']);
+    expect(deadLetters.of('waited.dlq')).toEqual([]);
   });
 
   it('dead-letters permanent failures at once and an exhausted one after maxAttempts, then goes on', async () => {

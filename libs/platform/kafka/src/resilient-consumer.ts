@@ -24,6 +24,15 @@ export interface ConsumerOptions {
   isPermanent?: (error: unknown) => boolean;
   /** Called after a record was dead-lettered, e.g. to answer the request that is now lost. */
   onDeadLetter?: (record: IncomingRecord, reason: string, permanent: boolean) => Promise<void>;
+  /**
+   * For records someone is waiting on: once a record has failed transiently for this long, it is
+   * handed to `answerUnavailable` instead of being retried on. When that answered (the record had
+   * someone to answer), the record counts as handled: not dead-lettered, since its sender was told
+   * to try again, and the records behind it are not held up by a dependency that is down.
+   */
+  unavailableAfterMs?: number;
+  /** Answers "unavailable, try again" for the record; false when there is no one to answer. */
+  answerUnavailable?: (record: IncomingRecord, reason: string) => Promise<boolean>;
   /** How often handled offsets are committed (default 1000 ms); see the class comment. */
   commitIntervalMs?: number;
 }
@@ -95,6 +104,7 @@ export class ResilientConsumer {
     const maxAttempts = this.options.maxAttempts ?? 8;
     let lastError: unknown;
     let permanent = false;
+    const started = Date.now();
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       try {
         await handler(record);
@@ -106,6 +116,7 @@ export class ResilientConsumer {
           break;
         }
         if (this.stopping) throw error; // not committed: the next owner of the partition gets it again
+        if (await this.answeredUnavailable(record, error, started)) return;
         const delay = Math.min(100 * 2 ** (attempt - 1), 5000);
         this.logger.warn({ err: error, topic: record.topic, offset: record.offset, attempt, delay }, 'record failed; retrying');
         await sleep(delay);
@@ -113,6 +124,16 @@ export class ResilientConsumer {
       }
     }
     await this.deadLetter(record, lastError, permanent);
+  }
+
+  private async answeredUnavailable(record: IncomingRecord, error: unknown, started: number): Promise<boolean> {
+    const { unavailableAfterMs, answerUnavailable } = this.options;
+    if (unavailableAfterMs === undefined || !answerUnavailable || Date.now() - started < unavailableAfterMs) return false;
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    // Answering needs the broker too; if that fails, the record is retried as before.
+    const answered = await answerUnavailable(record, reason).catch(() => false);
+    if (answered) this.logger.warn({ topic: record.topic, offset: record.offset, reason }, 'record not handled: a dependency is unavailable; its sender was answered 503');
+    return answered;
   }
 
   private async deadLetter(record: IncomingRecord, error: unknown, permanent: boolean): Promise<void> {
