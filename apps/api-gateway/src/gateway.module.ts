@@ -19,6 +19,7 @@ import { ApiExceptionFilter } from './http/api-exception.filter';
 import { SmsBatchController } from './sms/sms-batch.controller';
 import { SmsReadController } from './sms/sms-read.controller';
 import { VerifyController } from './verify/verify.controller';
+import { MessagesV1Controller } from './messages/messages-v1.controller';
 import { WebhookCommandTopic } from './webhooks/webhook-command-topic';
 import { WebhooksController } from './webhooks/webhooks.controller';
 
@@ -34,7 +35,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: GatewayModule,
       imports: [PlatformModule.forService(gatewayService, config, logger)],
-      controllers: [AdminController, SmsBatchController, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController],
+      controllers: [AdminController, SmsBatchController, MessagesV1Controller, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController],
       providers: [
         { provide: GatewayConfig, useValue: config },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

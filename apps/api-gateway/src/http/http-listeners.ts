@@ -6,9 +6,12 @@ import { sendApiError } from './send-api-error';
 
 export type ListenerName = 'messaging' | 'agent' | 'admin';
 
+/** The current API generation's messages: under `/api/`, but on the messaging listener. */
+const CURRENT_MESSAGES = '/api/v1/subaccounts/';
+
 /** Paths each listener serves, so that the three can be exposed as separate hosts. */
 const ROUTES: Record<ListenerName, readonly string[]> = {
-  messaging: ['/sms/', '/verify/'],
+  messaging: ['/sms/', '/verify/', CURRENT_MESSAGES],
   agent: ['/api/', '/guest/'],
   admin: ['/admin/', '/metrics'],
 };
@@ -22,7 +25,8 @@ export function listenerScope(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const listener = listenerOf.get(req);
     const allowed = [...EVERYWHERE, ...(listener ? ROUTES[listener] : [])];
-    if (allowed.some((prefix) => req.path.startsWith(prefix) || req.path === prefix.replace(/\/$/, ''))) return next();
+    const elsewhere = listener === 'agent' && req.path.startsWith(CURRENT_MESSAGES);
+    if (!elsewhere && allowed.some((prefix) => req.path.startsWith(prefix) || req.path === prefix.replace(/\/$/, ''))) return next();
     sendApiError(res, ApiError.notFound('no such endpoint'), logger);
   };
 }

@@ -10,7 +10,7 @@ import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guar
 import { CommandClient } from '../commands/command-client';
 import { ApiError } from '../http/api-error';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Reads beyond the contract, as the provider's current API generation offers them: a message

@@ -36,6 +36,12 @@ export interface SubmitBatchData {
   includeMessagesInResponse: boolean;
   template?: SmsCommonProperties;
   messages: SmsBatchItem[];
+  /**
+   * A message that would be rejected refuses the whole request instead (400 with the code of its
+   * rejection, nothing appended): the current API generation's single send answers a bad message
+   * that way rather than accepting it as REJECTED.
+   */
+  refuseRejected?: boolean;
 }
 
 export type SubmitBatchCommand = CommandMessage<SubmitBatchData, 'SubmitBatch'>;

@@ -94,6 +94,8 @@ export function decideSubmitBatch(command: SubmitBatchDecision, state: BatchStat
     return { umid, events: [event] };
   });
 
+  if (data.refuseRejected) refuseFirstRejected(messages);
+
   const submitted: BatchSubmittedV1 = {
     batchId,
     clientBatchId: data.clientBatchId ?? null,
@@ -105,6 +107,25 @@ export function decideSubmitBatch(command: SubmitBatchDecision, state: BatchStat
     submittedAt: now,
   };
   return { batch: [{ type: 'BatchSubmitted', schemaVersion: 1, data: submitted }], messages };
+}
+
+/** The contract's error code for each rejection, when a rejection refuses the request instead. */
+const REFUSAL_CODES: Record<RejectionDescription, ApiErrorCode> = {
+  [RejectionDescription.TextMissing]: ApiErrorCode.InvalidText,
+  [RejectionDescription.TextTooLong]: ApiErrorCode.InvalidText,
+  [RejectionDescription.SourceTooLong]: ApiErrorCode.InvalidSource,
+  [RejectionDescription.ExpiryReached]: ApiErrorCode.InvalidExpiry,
+  [RejectionDescription.InvalidMsisdn]: ApiErrorCode.InvalidMsisdn,
+  [RejectionDescription.InternalError]: ApiErrorCode.InternalError,
+};
+
+function refuseFirstRejected(messages: readonly DecidedMessage[]): void {
+  for (const { events } of messages) {
+    const event = events[0];
+    if (event?.type !== 'MessageRejected') continue;
+    const { description } = event.data as MessageRejectedV1;
+    throw new BatchRejectedError(REFUSAL_CODES[description], description);
+  }
 }
 
 /** The effective properties of one message: the item's own, else the template's. */

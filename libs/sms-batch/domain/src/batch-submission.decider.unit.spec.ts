@@ -405,6 +405,30 @@ describe('decideSubmitBatch', () => {
   });
 });
 
+describe('decideSubmitBatch with refuseRejected (the single send)', () => {
+  const decideOne = (item: SmsBatchItem) => () => decideSubmitBatch(command(batch([item], { refuseRejected: true })), initialBatchState());
+
+  it('decides a good message as any batch does', () => {
+    const decided = decideOne({ destination: '+447911123456', text: 'Hello' })();
+    expect(decided.messages[0]?.events[0]?.type).toBe('MessageQueued');
+  });
+
+  it.each([
+    [{ destination: 'not a number', text: 'Hello' }, ApiErrorCode.InvalidMsisdn, RejectionDescription.InvalidMsisdn],
+    [{ destination: '+447911123456' }, ApiErrorCode.InvalidText, RejectionDescription.TextMissing],
+    [{ destination: '+447911123456', text: 'x'.repeat(1531) }, ApiErrorCode.InvalidText, RejectionDescription.TextTooLong],
+    [{ destination: '+447911123456', text: 'Hi', source: 'A-sender-far-too-long' }, ApiErrorCode.InvalidSource, RejectionDescription.SourceTooLong],
+    [{ destination: '+447911123456', text: 'Hi', expiry: '2030-01-15T09:00:00.000Z' }, ApiErrorCode.InvalidExpiry, RejectionDescription.ExpiryReached],
+  ])('refuses a message that would be rejected, with the code of its rejection: %j', (item, code, description) => {
+    expect(decideOne(item as SmsBatchItem)).toThrow(new BatchRejectedError(code, description));
+    try {
+      decideOne(item as SmsBatchItem)();
+    } catch (error) {
+      expect((error as BatchRejectedError).code).toBe(code);
+    }
+  });
+});
+
 describe('evolveBatch', () => {
   it('ignores events it does not know', () => {
     expect(given({ type: 'SomethingElse', data: {} })).toEqual(initialBatchState());

@@ -1,0 +1,55 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import {
+  SMS_BATCH_COMMAND_TOPIC,
+  type BatchResponse,
+  type BatchResponseMessage,
+  type GetMessageData,
+  type MessageView,
+  type SubmitBatchData,
+} from '@seed/sms-batch-contracts';
+import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
+import { CommandClient } from '../commands/command-client';
+import { ApiError } from '../http/api-error';
+import { toSubmitBatchData } from '../sms/batch-request.validation';
+import { UUID } from '../sms/sms-read.controller';
+import { toSingleMessageData } from './single-message-request.validation';
+
+/**
+ * The provider's current API generation, on the messaging listener beside the legacy paths. Only
+ * paths and envelopes differ: the commands, the decisions in sms-batch and the read model are the
+ * legacy ones, so a client can move between the generations without its messages noticing.
+ */
+@Controller('api/v1/subaccounts/:subAccountId/messages')
+@UseGuards(ApiKeyGuard)
+export class MessagesV1Controller {
+  constructor(private readonly commands: CommandClient) {}
+
+  /** One SMS; a message that would be rejected is refused with 400 instead. */
+  @Post()
+  @HttpCode(200)
+  async send(@Param('subAccountId') subAccountId: string, @Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<BatchResponseMessage> {
+    const response = await this.submit(subAccountId, toSingleMessageData(body, req.accountId, subAccountId, new Date()));
+    const message = response.messages?.[0];
+    if (!message) throw new Error('sms-batch answered a single send without its message');
+    return message;
+  }
+
+  /** The body and response of `POST /sms/v1/{subAccountId}/many`. */
+  @Post('batch')
+  @HttpCode(200)
+  async sendBatch(@Param('subAccountId') subAccountId: string, @Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<BatchResponse> {
+    return this.submit(subAccountId, toSubmitBatchData(body, req.accountId, subAccountId, new Date()));
+  }
+
+  /** As `GET /sms/v1/{subAccountId}/messages/{umid}`. */
+  @Get(':umid')
+  async message(@Param('subAccountId') subAccountId: string, @Param('umid') umid: string, @Req() req: AuthenticatedRequest): Promise<MessageView> {
+    if (!UUID.test(umid)) throw ApiError.notFound('no such message in this sub-account');
+    return this.commands.send<MessageView, GetMessageData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'GetMessage', { accountId: req.accountId, subAccountId, umid: umid.toLowerCase() });
+  }
+
+  // Keyed by sub-account, as the legacy batch: one sub-account's requests are decided in order.
+  private submit(subAccountId: string, data: SubmitBatchData): Promise<BatchResponse> {
+    return this.commands.send<BatchResponse, SubmitBatchData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'SubmitBatch', data);
+  }
+}
