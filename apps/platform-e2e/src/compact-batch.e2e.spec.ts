@@ -1,6 +1,6 @@
 import { eventually, type RunningStack } from '@seed/platform-testing';
 import type { SmsBatchDb } from './support/database';
-import { expectApiError, request, sendBatch, type Account, type BatchResponse } from './support/http';
+import { expectApiError, request, sendBatch, withoutIds, type Account, type BatchResponse } from './support/http';
 import { smsc } from './support/smsc';
 import { useStack } from './support/stack';
 
@@ -26,12 +26,6 @@ describe('compact batch', () => {
     expect(res.status).toBe(200);
     return (await res.json()) as BatchResponse;
   };
-  /** What a response says, without the ids each batch gets anew. */
-  const shape = (res: BatchResponse) => ({
-    acceptedCount: res.acceptedCount,
-    rejectedCount: res.rejectedCount,
-    messages: res.messages?.map(({ umid: _umid, ...rest }) => rest),
-  });
 
   it('answers as `many` does for the same messages, per-message rejections included, and the carrier gets each accepted one', async () => {
     const destinations = ['+447911000701', '447911000702', 'not a number', '+44 7911 000703'];
@@ -39,7 +33,7 @@ describe('compact batch', () => {
     const compact = await sendCompact({ destinations, template, includeMessagesInResponse: true });
     const many = await sendBatch(stack, account, { template, includeMessagesInResponse: true, messages: destinations.map((destination) => ({ destination })) });
 
-    expect(shape(compact)).toEqual(shape(many));
+    expect(withoutIds(compact)).toEqual(withoutIds(many));
     expect(compact).toMatchObject({ acceptedCount: 3, rejectedCount: 1 });
     for (const destination of ['447911000701', '447911000702', '447911000703']) {
       // Once per batch, each sent through the same carrier path.

@@ -1,6 +1,6 @@
 import { eventually, type RunningStack } from '@seed/platform-testing';
 import type { SmsBatchDb } from './support/database';
-import { expectApiError, request, sendBatch, type Account, type BatchMessage, type BatchResponse } from './support/http';
+import { expectApiError, request, sendBatch, withoutIds, type Account, type BatchMessage, type BatchResponse } from './support/http';
 import { smsc } from './support/smsc';
 import { useStack } from './support/stack';
 
@@ -26,7 +26,6 @@ describe('current API generation', () => {
     expect(res.status).toBe(200);
     return (await res.json()) as T;
   };
-  const shape = (res: BatchResponse) => ({ acceptedCount: res.acceptedCount, rejectedCount: res.rejectedCount, messages: res.messages?.map(({ umid: _umid, ...rest }) => rest) });
 
   it('a client sending the same batch through either generation gets the same answers, and the carrier gets both', async () => {
     const body = (n: number) => ({
@@ -36,7 +35,7 @@ describe('current API generation', () => {
     });
     const legacy = await sendBatch(stack, account, body(1));
     const current = await ok<BatchResponse>(await post(v1('/batch'), body(1)));
-    expect(shape(current)).toEqual(shape(legacy));
+    expect(withoutIds(current)).toEqual(withoutIds(legacy));
     const destinations = ['447911000811', '447911000812'];
     for (const destination of destinations) {
       await eventually(async () => ((await smsc(stack.smscUrl).messages(destination)).filter((m) => m.complete).length === 2 ? true : undefined));

@@ -1,17 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
-import {
-  SMS_BATCH_COMMAND_TOPIC,
-  type BatchResponse,
-  type BatchResponseMessage,
-  type GetMessageData,
-  type MessageView,
-  type SubmitBatchData,
-} from '@seed/sms-batch-contracts';
+import { SMS_BATCH_COMMAND_TOPIC, type BatchResponse, type BatchResponseMessage, type MessageView, type SubmitBatchData } from '@seed/sms-batch-contracts';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
 import { CommandClient } from '../commands/command-client';
-import { ApiError } from '../http/api-error';
 import { toSubmitBatchData } from '../sms/batch-request.validation';
-import { UUID } from '../sms/sms-read.controller';
+import { readMessage } from '../sms/message-read';
 import { toSingleMessageData } from './single-message-request.validation';
 
 /**
@@ -44,8 +36,7 @@ export class MessagesV1Controller {
   /** As `GET /sms/v1/{subAccountId}/messages/{umid}`. */
   @Get(':umid')
   async message(@Param('subAccountId') subAccountId: string, @Param('umid') umid: string, @Req() req: AuthenticatedRequest): Promise<MessageView> {
-    if (!UUID.test(umid)) throw ApiError.notFound('no such message in this sub-account');
-    return this.commands.send<MessageView, GetMessageData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'GetMessage', { accountId: req.accountId, subAccountId, umid: umid.toLowerCase() });
+    return readMessage(this.commands, req.accountId, subAccountId, umid);
   }
 
   // Keyed by sub-account, as the legacy batch: one sub-account's requests are decided in order.

@@ -1,16 +1,9 @@
 import { Controller, Get, Param, Req, UseGuards } from '@nestjs/common';
-import {
-  SMS_BATCH_COMMAND_TOPIC,
-  type BatchView,
-  type GetBatchData,
-  type GetMessageData,
-  type MessageView,
-} from '@seed/sms-batch-contracts';
+import { SMS_BATCH_COMMAND_TOPIC, type BatchView, type GetBatchData, type MessageView } from '@seed/sms-batch-contracts';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
 import { CommandClient } from '../commands/command-client';
 import { ApiError } from '../http/api-error';
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { readMessage, UUID } from './message-read';
 
 /**
  * Reads beyond the contract, as the provider's current API generation offers them: a message
@@ -23,12 +16,7 @@ export class SmsReadController {
 
   @Get('messages/:umid')
   async message(@Param('subAccountId') subAccountId: string, @Param('umid') umid: string, @Req() req: AuthenticatedRequest): Promise<MessageView> {
-    if (!UUID.test(umid)) throw ApiError.notFound('no such message in this sub-account');
-    return this.commands.send<MessageView, GetMessageData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'GetMessage', {
-      accountId: req.accountId,
-      subAccountId,
-      umid: umid.toLowerCase(),
-    });
+    return readMessage(this.commands, req.accountId, subAccountId, umid);
   }
 
   @Get('batches/:batchId')

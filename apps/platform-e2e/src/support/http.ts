@@ -71,6 +71,11 @@ export function postBatch(
   return request(batchUrl(stack, account.subAccountId), { token: account.apiKey, ...options, body });
 }
 
+/** What a batch response says, without the ids each batch gets anew: two answers to the same request compare equal. */
+export function withoutIds(res: BatchResponse): Omit<BatchResponse, 'batchId' | 'messages'> & { messages?: Omit<BatchResponseMessage, 'umid'>[] } {
+  return { acceptedCount: res.acceptedCount, rejectedCount: res.rejectedCount, ...(res.messages ? { messages: res.messages.map(({ umid: _umid, ...rest }) => rest) } : {}) };
+}
+
 /** A batch that must be answered 200; returns the parsed response. */
 export async function sendBatch(
   stack: RunningStack,

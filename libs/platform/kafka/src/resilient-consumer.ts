@@ -129,7 +129,7 @@ export class ResilientConsumer {
   private async answeredUnavailable(record: IncomingRecord, error: unknown, started: number): Promise<boolean> {
     const { unavailableAfterMs, answerUnavailable } = this.options;
     if (unavailableAfterMs === undefined || !answerUnavailable || Date.now() - started < unavailableAfterMs) return false;
-    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const reason = reasonOf(error);
     // Answering needs the broker too; if that fails, the record is retried as before.
     const answered = await answerUnavailable(record, reason).catch(() => false);
     if (answered) this.logger.warn({ topic: record.topic, offset: record.offset, reason }, 'record not handled: a dependency is unavailable; its sender was answered 503');
@@ -137,7 +137,7 @@ export class ResilientConsumer {
   }
 
   private async deadLetter(record: IncomingRecord, error: unknown, permanent: boolean): Promise<void> {
-    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const reason = reasonOf(error);
     if (!this.options.deadLetterTopic) throw error; // nowhere to put it: keep retrying through kafkajs
     await this.producer.sendRaw(this.connection.topic(this.options.deadLetterTopic), [
       {
@@ -153,6 +153,10 @@ export class ResilientConsumer {
     this.logger.error({ topic: record.topic, offset: record.offset, reason }, 'record dead-lettered');
     await this.options.onDeadLetter?.(record, reason, permanent);
   }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 function sleep(ms: number): Promise<void> {

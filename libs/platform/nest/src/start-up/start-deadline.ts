@@ -23,9 +23,8 @@ export class StartDeadline {
   constructor(
     readonly timeoutMs: number,
     private readonly logger: Logger,
-    now = Date.now(),
   ) {
-    this.at = now + timeoutMs;
+    this.at = Date.now() + timeoutMs;
   }
 
   /** Runs `step` until it succeeds; `cleanUp` runs after each failed attempt (e.g. a half-connected client). */
