@@ -31,6 +31,13 @@ export class GatewayConfig extends PlatformConfig {
   @IsInt() @Min(100) @Max(300_000)
   COMMAND_TIMEOUT_MS = 30_000;
 
+  /**
+   * Requests per second each sub-account may make on the messaging and agent APIs, across all
+   * gateway replicas; an account's own limit (admin API) takes precedence.
+   */
+  @IsInt() @Min(1) @Max(1_000_000)
+  RATE_LIMIT_PER_SECOND = 1_800;
+
   /** Seals the tokens the agent API forwards to agent-token and opens its answers (shared keyring). */
   @IsKeyring()
   MESSAGE_SEALING_KEYS = '';

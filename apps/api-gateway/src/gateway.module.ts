@@ -20,6 +20,7 @@ import { SmsBatchController } from './sms/sms-batch.controller';
 import { SmsReadController } from './sms/sms-read.controller';
 import { VerifyController } from './verify/verify.controller';
 import { MessagesV1Controller } from './messages/messages-v1.controller';
+import { RequestRateLimits } from './rate-limit/request-rate-limits';
 import { WebhookCommandTopic } from './webhooks/webhook-command-topic';
 import { WebhooksController } from './webhooks/webhooks.controller';
 
@@ -51,6 +52,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
         },
         AccountsRepository,
         ApiKeyGuard,
+        RequestRateLimits,
         AdminTokenGuard,
         CommandClient,
         AgentCommands,

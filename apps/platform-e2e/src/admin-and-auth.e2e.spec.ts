@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { RunningStack } from '@seed/platform-testing';
 import { admin } from './support/admin';
-import { expectApiError, postBatch, request } from './support/http';
+import { expectApiError, postBatch, request, type Account } from './support/http';
+import { postToken } from './support/agent';
+import { getMessageRaw } from './support/sms-read';
 import { useStack } from './support/stack';
 
 const batch = { template: { text: 'Hi' }, messages: [{ destination: '+447911000001' }] };
@@ -167,6 +169,69 @@ describe('admin API and API keys', () => {
       await expectApiError(await admin(stack, account.apiKey).createApiKey(account.accountId), 401, 1200);
       await expectApiError(await admin(stack, null).revokeApiKey(account.accountId, account.apiKeyId), 401, 1200);
       expect((await postBatch(stack, account, batch)).status).toBe(200);
+    });
+  });
+
+  describe('request rate limits', () => {
+    /** Waits until just after a second starts, so that a burst falls within one second. */
+    const startOfSecond = () => new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 20));
+    /** `n` message reads at once (404s: they count like any request); their responses. */
+    const reads = (account: Pick<Account, 'apiKey' | 'subAccountId'>, n: number, subAccountId = account.subAccountId) =>
+      Promise.all(Array.from({ length: n }, () => getMessageRaw(stack, account, 'no-such-message', subAccountId)));
+    const statuses = (responses: Response[]) => responses.map((r) => r.status).sort();
+
+    it('an account reads and sets its limit; bad input is refused and changes nothing', async () => {
+      const { accountId } = await stack.createAccount();
+      expect(await (await admin(stack).getRateLimit(accountId)).json()).toEqual({ accountId, requestsPerSecond: 1800, isDefault: true });
+      for (const body of [{ requestsPerSecond: 0 }, { requestsPerSecond: '5' }, { requestsPerSecond: 2.5 }, { requestsPerSecond: 1_000_001 }, {}, []]) {
+        await expectApiError(await admin(stack).setRateLimit(accountId, body), 400, 1000);
+      }
+      expect(await (await admin(stack).getRateLimit(accountId)).json()).toEqual({ accountId, requestsPerSecond: 1800, isDefault: true });
+      const set = await admin(stack).setRateLimit(accountId, { requestsPerSecond: 7 });
+      expect(set.status).toBe(200);
+      expect(await set.json()).toEqual({ accountId, requestsPerSecond: 7, isDefault: false });
+      expect(await (await admin(stack).getRateLimit(accountId)).json()).toEqual({ accountId, requestsPerSecond: 7, isDefault: false });
+      await expectApiError(await admin(stack).setRateLimit(uniqueId('none'), { requestsPerSecond: 7 }), 404, 1300);
+      await expectApiError(await admin(stack).getRateLimit(uniqueId('none')), 404, 1300);
+      await expectApiError(await admin(stack, null).setRateLimit(accountId, { requestsPerSecond: 1 }), 401, 1200);
+      await expectApiError(await admin(stack, (await stack.createAccount()).apiKey).getRateLimit(accountId), 401, 1200);
+    });
+
+    it('over the limit a sub-account gets 429, code 1600 and Retry-After, alone: its sibling and other accounts go on', async () => {
+      const account = await stack.createAccount();
+      const other = await stack.createAccount();
+      const sibling = uniqueId('sib');
+      expect((await admin(stack).createSubAccount(account.accountId, sibling)).status).toBe(201);
+      expect((await admin(stack).setRateLimit(account.accountId, { requestsPerSecond: 5 })).status).toBe(200);
+
+      await startOfSecond();
+      const [flooded, ofSibling, ofOther] = await Promise.all([reads(account, 12), reads(account, 5, sibling), reads(other, 12)]);
+      expect(statuses(flooded)).toEqual([...Array(5).fill(404), ...Array(7).fill(429)]);
+      for (const res of flooded.filter((r) => r.status === 429)) {
+        expect(res.headers.get('retry-after')).toBe('1');
+        const body = await expectApiError(res, 429, 1600);
+        expect(body.message).toMatch(/too many requests/);
+      }
+      expect(statuses(ofSibling)).toEqual(Array(5).fill(404));
+      expect(statuses(ofOther)).toEqual(Array(12).fill(404));
+
+      // The next second, the sub-account is served again.
+      await startOfSecond();
+      expect(statuses(await reads(account, 5))).toEqual(Array(5).fill(404));
+    });
+
+    it("batches over the limit are refused too, and the agent API counts against the account's default sub-account", async () => {
+      const account = await stack.createAccount();
+      expect((await admin(stack).setRateLimit(account.accountId, { requestsPerSecond: 3 })).status).toBe(200);
+      await startOfSecond();
+      const sent = await Promise.all(Array.from({ length: 4 }, () => postBatch(stack, account, batch)));
+      expect(statuses(sent)).toEqual([200, 200, 200, 429]);
+      await expectApiError((await postToken(stack, account.apiKey, {}))!, 429, 1600);
+
+      // Back to the default: the same burst is served.
+      expect(await (await admin(stack).setRateLimit(account.accountId, { requestsPerSecond: null })).json()).toMatchObject({ requestsPerSecond: 1800, isDefault: true });
+      await startOfSecond();
+      expect(statuses(await reads(account, 12))).toEqual(Array(12).fill(404));
     });
   });
 });

@@ -28,4 +28,20 @@ export const accountsMigrations: Migration[] = [
        )`,
     ],
   },
+  {
+    // Per-sub-account request rate limits (product-decisions "Rate limits"): the account's own
+    // limit (null: the gateway's RATE_LIMIT_PER_SECOND) and the requests the replicas have leased.
+    id: '002-rate-limits',
+    statements: (s) => [
+      `ALTER TABLE ${s}.accounts ADD COLUMN IF NOT EXISTS requests_per_second integer`,
+      `CREATE UNLOGGED TABLE IF NOT EXISTS ${s}.request_grants (
+         sub_account_id text NOT NULL,
+         second bigint NOT NULL,
+         granted integer NOT NULL,
+         last_lease integer NOT NULL,
+         PRIMARY KEY (sub_account_id, second)
+       )`,
+      `CREATE INDEX IF NOT EXISTS request_grants_by_second ON ${s}.request_grants (second)`,
+    ],
+  },
 ];

@@ -8,6 +8,8 @@ export interface KeyAccess {
   accountId: string;
   /** Whether the sub-account asked about belongs to the key's account. */
   ownsSubAccount: boolean;
+  /** The account's own request rate limit; null for the gateway's default. */
+  requestsPerSecond: number | null;
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -86,15 +88,34 @@ export class AccountsRepository {
 
   /** One indexed lookup per request: no cache, so a revoked key is refused at once. */
   async accessOf(apiKey: string, subAccountId: string | null): Promise<KeyAccess | null> {
-    const rows: { account_id: string; owns: boolean }[] = await this.dataSource.query(
-      `SELECT k.account_id, s.sub_account_id IS NOT NULL AS owns
+    const rows: { account_id: string; owns: boolean; requests_per_second: number | null }[] = await this.dataSource.query(
+      `SELECT k.account_id, s.sub_account_id IS NOT NULL AS owns, a.requests_per_second
          FROM ${this.s}.api_keys k
+         JOIN ${this.s}.accounts a ON a.account_id = k.account_id
          LEFT JOIN ${this.s}.sub_accounts s ON s.account_id = k.account_id AND s.sub_account_id = $2
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [hashApiKey(apiKey), subAccountId ?? ''],
     );
     const row = rows[0];
-    return row ? { accountId: row.account_id, ownsSubAccount: row.owns } : null;
+    return row ? { accountId: row.account_id, ownsSubAccount: row.owns, requestsPerSecond: row.requests_per_second } : null;
+  }
+
+  /** The account's own request rate limit (null: the gateway's default); undefined for an unknown account. */
+  async rateLimitOf(accountId: string): Promise<number | null | undefined> {
+    const rows: { requests_per_second: number | null }[] = await this.dataSource.query(
+      `SELECT requests_per_second FROM ${this.s}.accounts WHERE account_id = $1`,
+      [accountId],
+    );
+    return rows[0] === undefined ? undefined : rows[0].requests_per_second;
+  }
+
+  /** Sets (or with null clears) the account's own request rate limit; false for an unknown account. */
+  async setRateLimit(accountId: string, requestsPerSecond: number | null): Promise<boolean> {
+    const rows = await this.dataSource.query(
+      `UPDATE ${this.s}.accounts SET requests_per_second = $2 WHERE account_id = $1 RETURNING account_id`,
+      [accountId, requestsPerSecond],
+    );
+    return rowsOf(rows).length > 0;
   }
 
   private async requireAccount(accountId: string): Promise<void> {

@@ -2,6 +2,7 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import type { Request } from 'express';
 import { ApiErrorCode } from '@seed/contracts';
 import { ApiError } from '../http/api-error';
+import { RequestRateLimits } from '../rate-limit/request-rate-limits';
 import { AccountsRepository } from './accounts.repository';
 
 const SUB_ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{1,62}$/;
@@ -18,11 +19,16 @@ export function bearerToken(req: Request): string | null {
 /**
  * `Authorization: Bearer <API_KEY>` on the public listeners. A key acts for its own account only:
  * a sub-account in the path that is not the account's — another account's or one that does not
- * exist, which are answered alike so ids cannot be probed — is refused with 403.
+ * exist, which are answered alike so ids cannot be probed — is refused with 403. An admitted
+ * request counts against its sub-account's rate limit: the one in the path, else (the agent API's
+ * paths name none) the account's default `<accountId>_hq`.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly limits: RequestRateLimits,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -37,6 +43,7 @@ export class ApiKeyGuard implements CanActivate {
     if (subAccountId !== null && !access.ownsSubAccount) {
       throw new ApiError(403, ApiErrorCode.IllegalSubAccount, `sub-account ${subAccountId} is not available to this API key`);
     }
+    await this.limits.admit(subAccountId ?? `${access.accountId}_hq`, access.requestsPerSecond);
     req.accountId = access.accountId;
     return true;
   }

@@ -1,16 +1,27 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiErrorCode } from '@seed/contracts';
 import { AccountsRepository, DuplicateError, UnknownAccountError } from '../accounts/accounts.repository';
 import { ApiError } from '../http/api-error';
 import { validateBody } from '../http/validate-body';
 import { AdminTokenGuard } from './admin-token.guard';
-import { CreateAccountDto, CreateSubAccountDto } from './admin.dto';
+import { GatewayConfig } from '../gateway.config';
+import { CreateAccountDto, CreateSubAccountDto, SetRateLimitDto } from './admin.dto';
+
+/** What the rate-limit routes answer: the limit in force, and whether it is the account's own. */
+export interface RateLimitView {
+  accountId: string;
+  requestsPerSecond: number;
+  isDefault: boolean;
+}
 
 /** The operator's "account dashboard": accounts, sub-accounts and API keys. */
 @Controller('admin/v1/accounts')
 @UseGuards(AdminTokenGuard)
 export class AdminController {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly config: GatewayConfig,
+  ) {}
 
   @Post()
   async createAccount(@Body() body: unknown) {
@@ -50,6 +61,25 @@ export class AdminController {
     if (!(await this.accounts.revokeApiKey(accountId, apiKeyId))) {
       throw ApiError.notFound(`no active API key ${apiKeyId} in account ${accountId}`);
     }
+  }
+
+  @Get(':accountId/rate-limit')
+  async getRateLimit(@Param('accountId') accountId: string): Promise<RateLimitView> {
+    const own = await this.accounts.rateLimitOf(accountId);
+    if (own === undefined) throw ApiError.notFound(`account ${accountId} does not exist`);
+    return this.rateLimitView(accountId, own);
+  }
+
+  /** Every sub-account of the account gets this limit, from its next request on (it is read with the API key). */
+  @Put(':accountId/rate-limit')
+  async setRateLimit(@Param('accountId') accountId: string, @Body() body: unknown): Promise<RateLimitView> {
+    const { requestsPerSecond } = validateBody(SetRateLimitDto, body);
+    if (!(await this.accounts.setRateLimit(accountId, requestsPerSecond))) throw ApiError.notFound(`account ${accountId} does not exist`);
+    return this.rateLimitView(accountId, requestsPerSecond);
+  }
+
+  private rateLimitView(accountId: string, own: number | null): RateLimitView {
+    return { accountId, requestsPerSecond: own ?? this.config.RATE_LIMIT_PER_SECOND, isDefault: own === null };
   }
 
   private async mapErrors<T>(work: () => Promise<T>): Promise<T> {

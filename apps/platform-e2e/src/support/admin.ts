@@ -11,6 +11,8 @@ export function admin(stack: RunningStack, token: string | null = stack.adminTok
       request(url(`/${accountId}/sub-accounts`), { token, body: { subAccountId } }),
     createApiKey: (accountId: string) => request(url(`/${accountId}/api-keys`), { token }),
     revokeApiKey: (accountId: string, apiKeyId: string) => request(url(`/${accountId}/api-keys/${apiKeyId}`), { token, method: 'DELETE' }),
+    getRateLimit: (accountId: string) => request(url(`/${accountId}/rate-limit`), { token, method: 'GET' }),
+    setRateLimit: (accountId: string, body: unknown) => request(url(`/${accountId}/rate-limit`), { token, method: 'PUT', body }),
   };
 }
 

@@ -16,6 +16,8 @@ export const ApiErrorCode = {
   Forbidden: 1201,
   NotFound: 1300,
   ResendIntervalViolation: 1400,
+  /** Over the sub-account's request rate (product-decisions "Rate limits"); with `Retry-After`. */
+  TooManyRequests: 1600,
   InternalError: 2000,
 } as const;
 
