@@ -6,6 +6,9 @@ cd "$(dirname "$0")/../.."
 export KAFKAJS_NO_PARTITIONER_WARNING=1
 
 bash tools/scripts/ensure-deps.sh
+# The browser tests' Chromium and the API fuzz runs' schemathesis (integration and e2e tiers).
+bash tools/scripts/ensure-chromium.sh
+bash tools/scripts/ensure-schemathesis.sh
 echo "[test] lint"
 npx nx run-many -t lint --outputStyle=static --parallel=2 >/tmp/seed-lint.log 2>&1 || { cat /tmp/seed-lint.log; exit 1; }
 echo "[test] type check"
