@@ -7,6 +7,8 @@ import { decideSubmitBatch, initialBatchState } from '@seed/sms-batch-domain';
 import { batchStreamId, messageStreamId, type CarrierReceipt } from '@seed/sms-batch-contracts';
 import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
 import { MessageLifecycleWriter } from './message-lifecycle.writer';
+import { OutboundQueueProjection } from './outbound-queue.projection';
+import { OutboundQueueRepository } from './outbound-queue.repository';
 
 const schema = uniqueName('it_writer');
 const store = new EventStore(schema);
@@ -138,5 +140,55 @@ describe('MessageLifecycleWriter', () => {
     expect(await newWriter().sweepParkedReceipts()).toBe(1);
     expect(await types(umid)).toEqual(['MessageQueued', 'MessageSent', 'MessageDelivered']);
     expect(await parked()).toBe(0);
+  });
+
+  describe('fencing tokens of the outbound queue', () => {
+    const repository = () => new OutboundQueueRepository(ds, new ServiceSchema(schema));
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    /** Queues one message and puts it on the outbound queue, as the follower would. */
+    async function onQueue(): Promise<string> {
+      const [umid] = (await queue(['Hello'])) as [string];
+      await new OutboundQueueProjection(schema).handle(await store.readStream(ds, messageStreamId(umid)), ds);
+      return umid;
+    }
+    /** Claims until `umid` comes up (other tests' rows may be due too) and hands the others back. */
+    async function claimOf(umid: string, leaseMs: number) {
+      const claimed = await repository().claim(1_000, leaseMs);
+      const mine = claimed.find((m) => m.umid === umid);
+      await repository().release(claimed.filter((m) => m.umid !== umid), 0, false);
+      if (!mine) throw new Error(`${umid} was not claimed`);
+      return mine;
+    }
+    const leaseOf = async (umid: string) =>
+      (await ds.query(`SELECT lease_token::text AS token, next_attempt_at > now() AS leased FROM "${schema}".outbound_queue WHERE umid = $1`, [umid]))[0];
+
+    it('a sender whose lease ran out can neither hand the message back nor record its result over the new holder', async () => {
+      const umid = await onQueue();
+      const stale = await claimOf(umid, 20); // replica A: its lease runs out
+      await sleep(50);
+      const current = await claimOf(umid, 60_000); // replica B claims the message again
+      expect(Number(current.leaseToken)).toBeGreaterThan(Number(stale.leaseToken));
+
+      await repository().release([stale], 0);
+      expect(await leaseOf(umid)).toEqual({ token: current.leaseToken, leased: true });
+
+      // A's submit was refused by the carrier; B's goes through: B's result stands.
+      const at = new Date().toISOString();
+      await newWriter().record({ umid, leaseToken: stale.leaseToken, command: { type: 'RecordSubmissionFailure', errorCode: '0x00000045', errorMessage: 'refused', at } });
+      expect(await types(umid)).toEqual(['MessageQueued']);
+      await newWriter().record({ umid, leaseToken: current.leaseToken, command: { type: 'RecordSubmission', carrierMessageIds: ['f1'], at } });
+      expect(await types(umid)).toEqual(['MessageQueued', 'MessageSent']);
+      expect(await leaseOf(umid)).toBeUndefined(); // off the queue
+    });
+
+    it("the holder's own results and hand-backs go through", async () => {
+      const umid = await onQueue();
+      const held = await claimOf(umid, 60_000);
+      await repository().release([held], 0);
+      expect(await leaseOf(umid)).toEqual({ token: held.leaseToken, leased: false });
+      const again = await claimOf(umid, 60_000);
+      await newWriter().record({ umid, leaseToken: again.leaseToken, command: { type: 'RecordSubmission', carrierMessageIds: ['f2'], at: new Date().toISOString() } });
+      expect(await types(umid)).toEqual(['MessageQueued', 'MessageSent']);
+    });
   });
 });

@@ -17,8 +17,11 @@ import {
 } from '@seed/sms-batch-domain';
 import { messageStreamId, type CarrierReceipt, type MessageSentV1 } from '@seed/sms-batch-contracts';
 
-/** A decision to record: about a known message, or a receipt whose message is found by carrier id. */
-export type LifecycleItem = { umid: string; command: Exclude<MessageCommand, { type: 'RecordReceipt' }> } | { receipt: CarrierReceipt };
+/**
+ * A decision to record: about a known message, or a receipt whose message is found by carrier id.
+ * The sender's results carry the fencing token of the claim they come from (see `fencedOff`).
+ */
+export type LifecycleItem = { umid: string; command: Exclude<MessageCommand, { type: 'RecordReceipt' }>; leaseToken?: string } | { receipt: CarrierReceipt };
 
 interface Pending {
   item: LifecycleItem;
@@ -219,9 +222,10 @@ export class MessageLifecycleWriter {
       carrierIdKeys(receipt.carrierMessageId).map((key) => umidByKey.get(key)).find(Boolean);
     const decisions: { umid: string; command: MessageCommand }[] = [];
     const toPark: CarrierReceipt[] = [];
+    const superseded = await this.fencedOff(tx, items);
     for (const item of items) {
       if (!('receipt' in item)) {
-        decisions.push(item);
+        if (!superseded.has(item)) decisions.push(item);
         continue;
       }
       const umid = umidOfReceipt(item.receipt);
@@ -339,6 +343,31 @@ export class MessageLifecycleWriter {
         if (umid) this.cache.delete(umid);
       }
     }
+  }
+
+  /**
+   * Results of claims that are no longer the row's: the lease ran out and another sender claimed
+   * the message again (this replica was paused, or cut off from the database). Their row is locked
+   * here, so no claim can take it until this transaction ends; a row that is gone was recorded
+   * already, and the decider treats the result as the repeat it is.
+   */
+  private async fencedOff(tx: SqlExecutor, items: LifecycleItem[]): Promise<Set<LifecycleItem>> {
+    const held = items.filter((i): i is Extract<LifecycleItem, { umid: string }> => 'umid' in i && i.leaseToken !== undefined);
+    if (held.length === 0) return new Set();
+    const rows = rowsOf<{ umid: string; lease_token: string | null }>(
+      await tx.query(`SELECT umid, lease_token FROM ${this.s}.outbound_queue WHERE umid = ANY($1::uuid[]) ORDER BY umid FOR UPDATE`, [
+        [...new Set(held.map((i) => i.umid))],
+      ]),
+    );
+    const tokenOf = new Map(rows.map((r) => [r.umid, r.lease_token === null ? null : String(r.lease_token)]));
+    const stale = held.filter((i) => tokenOf.has(i.umid) && tokenOf.get(i.umid) !== i.leaseToken);
+    if (stale.length > 0) {
+      this.logger.warn(
+        { umids: stale.map((i) => i.umid), commands: stale.map((i) => i.command.type) },
+        'results of claims whose lease ran out are not recorded: another sender holds these messages now',
+      );
+    }
+    return new Set(stale);
   }
 
   private async umidsByCarrierKey(tx: SqlExecutor, keys: string[]): Promise<Map<string, string>> {

@@ -3,7 +3,7 @@ import { WakeablePause } from '@seed/platform-event-store';
 import { buildSubmitParts, concatReferenceFor, type SubmitSmPart } from '@seed/sms-batch-domain';
 import type { SmppCarrier, SubmitOutcome } from '../carrier/smpp-carrier';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
-import type { OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
+import type { HeldMessage, OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
 
 export interface SenderSettings {
   /** Messages in progress at most (claimed, being submitted); claims top this up. */
@@ -50,7 +50,7 @@ export class MessageSender {
   private readonly active = new Set<string>();
   private readonly unrecorded = new Set<string>();
   /** Claimed but not submitted because the sender is stopping: handed back on the way out. */
-  private readonly released: string[] = [];
+  private readonly released: HeldMessage[] = [];
 
   constructor(
     private readonly queue: OutboundQueueRepository,
@@ -124,7 +124,7 @@ export class MessageSender {
     this.inFlight++;
     this.active.add(message.umid);
     try {
-      if ((await this.send(message, claimedAt)) === 'released') this.released.push(message.umid);
+      if ((await this.send(message, claimedAt)) === 'released') this.released.push(message);
     } catch (error) {
       // Left leased: it comes back when the lease ends.
       this.logger.error({ err: error, umid: message.umid }, 'sending a message failed');
@@ -170,7 +170,7 @@ export class MessageSender {
   private async send(message: OutboundMessage, claimedAt: number): Promise<Outcome> {
     const now = new Date().toISOString();
     if (message.expiry && message.expiry <= now) {
-      this.record({ umid: message.umid, command: { type: 'ExpireBeforeHandoff', at: now } });
+      this.record({ umid: message.umid, leaseToken: message.leaseToken, command: { type: 'ExpireBeforeHandoff', at: now } });
       return 'recorded';
     }
     if (!this.running) return 'released';
@@ -180,7 +180,7 @@ export class MessageSender {
     } catch (error) {
       // A sealed text whose key was removed from the keyring can never be sent.
       this.logger.error({ umid: message.umid, err: error }, 'sealed text cannot be opened; message ends undelivered');
-      this.record({ umid: message.umid, command: { type: 'RecordSubmissionFailure', errorCode: 'SEALED_TEXT', errorMessage: (error as Error).message, at: now } });
+      this.record({ umid: message.umid, leaseToken: message.leaseToken, command: { type: 'RecordSubmissionFailure', errorCode: 'SEALED_TEXT', errorMessage: (error as Error).message, at: now } });
       return 'recorded';
     }
     const parts = buildSubmitParts(
@@ -198,6 +198,7 @@ export class MessageSender {
     if (refused && !refused.ok) {
       this.record({
         umid: message.umid,
+        leaseToken: message.leaseToken,
         command: { type: 'RecordSubmissionFailure', errorCode: `0x${refused.status.toString(16).toUpperCase().padStart(8, '0')}`, errorMessage: refused.detail, at },
       });
       return 'recorded';
@@ -206,11 +207,11 @@ export class MessageSender {
     if (retry && !retry.ok) {
       const delay = Math.min(this.settings.retryBaseMs * 2 ** Math.max(0, message.attempts - 1), this.settings.retryMaxMs);
       this.logger.debug({ umid: message.umid, detail: retry.detail, delay }, 'temporary refusal; will retry');
-      await this.queue.release([message.umid], delay);
+      await this.queue.release([message], delay);
       return 'recorded';
     }
     const carrierMessageIds = outcomes.map((o) => (o.ok ? o.messageId : ''));
-    this.record({ umid: message.umid, command: { type: 'RecordSubmission', carrierMessageIds, at } });
+    this.record({ umid: message.umid, leaseToken: message.leaseToken, command: { type: 'RecordSubmission', carrierMessageIds, at } });
     return 'recorded';
   }
 }

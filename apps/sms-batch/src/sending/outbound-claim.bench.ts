@@ -44,7 +44,7 @@ runClaimBench({
     const queue = new OutboundQueueRepository(ds, new ServiceSchema(schema));
     return async (op) => {
       const claimed = await queue.claim(BATCH, LEASE_MS, op === 'claim-expired');
-      return { rows: claimed.length, handBack: () => queue.release(claimed.map((m) => m.umid), 0, false) };
+      return { rows: claimed.length, handBack: () => queue.release(claimed, 0, false) };
     };
   },
 }).catch((error: unknown) => {

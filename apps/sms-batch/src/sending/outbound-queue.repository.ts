@@ -11,6 +11,14 @@ export interface OutboundMessage {
   encoding: 'GSM7' | 'UCS2';
   expiry: string | null;
   attempts: number;
+  /** The claim's fencing token: results and hand-backs are written only while the row still carries it. */
+  leaseToken: string;
+}
+
+/** A claimed row, named by its umid and the token of the claim that holds it. */
+export interface HeldMessage {
+  umid: string;
+  leaseToken: string;
 }
 
 /** Claims and releases rows of the outbound queue; a claim is a lease, so a crashed sender's rows return. */
@@ -40,25 +48,28 @@ export class OutboundQueueRepository {
     const result = await this.dataSource.query(
       `${PLAN_EACH_CALL} UPDATE ${this.s}.outbound_queue q
           SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now() + make_interval(secs => $2::double precision / 1000),
-              attempts = q.attempts + 1
+              attempts = q.attempts + 1, lease_token = nextval('${this.s}.outbound_lease_tokens')
         WHERE q.umid IN (${due})
-        RETURNING q.umid, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts`,
+        RETURNING q.umid, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token`,
       [limit, leaseMs],
     );
-    return rowsOf<{ umid: string; destination: string; source: string | null; text: string; encoding: 'GSM7' | 'UCS2'; expiry: Date | null; attempts: number }>(
-      result,
-    ).map((r) => ({ ...r, expiry: r.expiry ? new Date(r.expiry).toISOString() : null }));
+    type Row = { umid: string; destination: string; source: string | null; text: string; encoding: 'GSM7' | 'UCS2'; expiry: Date | null; attempts: number; lease_token: string };
+    return rowsOf<Row>(result).map(({ lease_token, ...r }) => ({ ...r, expiry: r.expiry ? new Date(r.expiry).toISOString() : null, leaseToken: String(lease_token) }));
   }
 
-  /** Not sent this time (throttled, carrier away, shutting down): due again after `delayMs`. */
-  async release(umids: string[], delayMs: number, countAttempt = true): Promise<void> {
-    if (umids.length === 0) return;
+  /**
+   * Not sent this time (throttled, carrier away, shutting down): due again after `delayMs`. Only
+   * rows still held under the given claim: one claimed anew by another sender stays with it.
+   */
+  async release(held: HeldMessage[], delayMs: number, countAttempt = true): Promise<void> {
+    if (held.length === 0) return;
     await this.dataSource.query(
-      `UPDATE ${this.s}.outbound_queue
-          SET lease_until = NULL, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
-              attempts = attempts - CASE WHEN $3 THEN 0 ELSE 1 END
-        WHERE umid = ANY($1::uuid[])`,
-      [umids, delayMs, countAttempt],
+      `UPDATE ${this.s}.outbound_queue q
+          SET lease_until = NULL, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
+              attempts = q.attempts - CASE WHEN $4 THEN 0 ELSE 1 END
+         FROM unnest($1::uuid[], $2::bigint[]) AS h(umid, lease_token)
+        WHERE q.umid = h.umid AND q.lease_token = h.lease_token`,
+      [held.map((h) => h.umid), held.map((h) => h.leaseToken), delayMs, countAttempt],
     );
   }
 }

@@ -47,4 +47,14 @@ export const sendingMigrations: Migration[] = [
     id: '006-outbound-expiry',
     statements: (s) => [`CREATE INDEX IF NOT EXISTS outbound_queue_expiry ON ${s}.outbound_queue (expiry) WHERE expiry IS NOT NULL`],
   },
+  {
+    // Fencing tokens: every claim takes a new token from the sequence, and a result or a hand-back
+    // is written only under the token that is still the row's. A sender whose lease ran out (a
+    // replica paused, or cut off from the database) can then never overwrite the new holder's work.
+    id: '008-outbound-lease-token',
+    statements: (s) => [
+      `CREATE SEQUENCE IF NOT EXISTS ${s}.outbound_lease_tokens`,
+      `ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS lease_token bigint`,
+    ],
+  },
 ];
