@@ -16,9 +16,13 @@ export class SmsBatchConfig extends PlatformConfig {
   @Matches(/^(smpp:\/\/[^@/]+@[^/:]+(:\d+)?)?$/, { message: 'SMPP_URL must be smpp://system_id:password@host:port' })
   SMPP_URL = '';
 
-  /** submit_sm awaiting their response at once. */
+  /** submit_sm awaiting their response at once, per session. */
   @IsInt() @Min(1) @Max(1000)
   SMPP_WINDOW = 100;
+
+  /** SMPP sessions (binds) each replica keeps to the carrier; the carrier's limit on binds per system_id caps replicas x binds. */
+  @IsInt() @Min(1) @Max(32)
+  SMPP_BINDS = 1;
 
   @IsInt() @Min(1000) @Max(600_000)
   SMPP_ENQUIRE_LINK_MS = 30_000;

@@ -67,6 +67,11 @@ export class SmppCarrier {
     return this.bound;
   }
 
+  /** Submits on the wire or waiting for a window slot. */
+  load(): number {
+    return this.outstanding + this.slotWaiters.length;
+  }
+
   /** Resolves once bound, or after `timeoutMs` (false). */
   waitUntilBound(timeoutMs: number): Promise<boolean> {
     if (this.bound) return Promise.resolve(true);

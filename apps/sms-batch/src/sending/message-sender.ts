@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { WakeablePause } from '@seed/platform-event-store';
 import { buildSubmitParts, concatReferenceFor, type SubmitSmPart } from '@seed/sms-batch-domain';
-import type { SmppCarrier, SubmitOutcome } from '../carrier/smpp-carrier';
+import type { SubmitOutcome } from '../carrier/smpp-carrier';
+import type { Carrier } from '../carrier/smpp-carrier-pool';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
 import type { HeldMessage, OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
 
@@ -54,7 +55,7 @@ export class MessageSender {
 
   constructor(
     private readonly queue: OutboundQueueRepository,
-    private readonly carrier: SmppCarrier,
+    private readonly carrier: Carrier,
     private readonly writer: MessageLifecycleWriter,
     private readonly logger: Logger,
     private readonly settings: SenderSettings,

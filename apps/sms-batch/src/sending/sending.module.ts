@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { LOGGER } from '@seed/platform-nest';
 import { parseDeliveryReceipt } from '@seed/sms-batch-domain';
 import { SmppCarrier } from '../carrier/smpp-carrier';
+import { SmppCarrierPool, type Carrier } from '../carrier/smpp-carrier-pool';
 import { SealedTexts } from '../sealed-texts';
 import type { SmsBatchConfig } from '../sms-batch.config';
 import { MessageLifecycleWriter } from './message-lifecycle.writer';
@@ -15,7 +16,7 @@ const PARKED_SWEEP_MS = 5000;
 @Module({})
 export class SendingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
-    @Inject(SmppCarrier) private readonly carrier: SmppCarrier | null,
+    @Inject(SmppCarrierPool) private readonly carrier: Carrier | null,
     @Inject(MessageSender) private readonly sender: MessageSender | null,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly writer: MessageLifecycleWriter,
@@ -30,31 +31,37 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         MessageLifecycleWriter,
         OutboundQueueRepository,
         {
-          provide: SmppCarrier,
+          provide: SmppCarrierPool,
           inject: [MessageLifecycleWriter, LOGGER],
           useFactory: (writer: MessageLifecycleWriter, logger: Logger) =>
             enabled
-              ? new SmppCarrier(
-                  {
-                    url: config.SMPP_URL,
-                    window: config.SMPP_WINDOW,
-                    enquireLinkMs: config.SMPP_ENQUIRE_LINK_MS,
-                    responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
-                    reconnectMaxMs: config.SMPP_RECONNECT_MAX_MS,
-                  },
-                  logger,
-                  async (pdu) => {
-                    const receipt = parseDeliveryReceipt(pdu, new Date().toISOString());
-                    // Mobile-originated messages are not handled by this platform; they are acknowledged.
-                    if (receipt) await writer.record({ receipt });
-                  },
+              ? new SmppCarrierPool(
+                  Array.from(
+                    { length: config.SMPP_BINDS },
+                    (_, i) =>
+                      new SmppCarrier(
+                        {
+                          url: config.SMPP_URL,
+                          window: config.SMPP_WINDOW,
+                          enquireLinkMs: config.SMPP_ENQUIRE_LINK_MS,
+                          responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
+                          reconnectMaxMs: config.SMPP_RECONNECT_MAX_MS,
+                        },
+                        config.SMPP_BINDS > 1 ? logger.child({ bind: i + 1 }) : logger,
+                        async (pdu) => {
+                          const receipt = parseDeliveryReceipt(pdu, new Date().toISOString());
+                          // Mobile-originated messages are not handled by this platform; they are acknowledged.
+                          if (receipt) await writer.record({ receipt });
+                        },
+                      ),
+                  ),
                 )
               : null,
         },
         {
           provide: MessageSender,
-          inject: [OutboundQueueRepository, SmppCarrier, MessageLifecycleWriter, LOGGER],
-          useFactory: (queue: OutboundQueueRepository, carrier: SmppCarrier | null, writer: MessageLifecycleWriter, logger: Logger) =>
+          inject: [OutboundQueueRepository, SmppCarrierPool, MessageLifecycleWriter, LOGGER],
+          useFactory: (queue: OutboundQueueRepository, carrier: Carrier | null, writer: MessageLifecycleWriter, logger: Logger) =>
             carrier
               ? new MessageSender(queue, carrier, writer, logger, {
                   claimSize: config.SEND_CLAIM_SIZE,

@@ -1,0 +1,59 @@
+import type { SubmitSmPart } from '@seed/sms-batch-domain';
+import type { SmppCarrier, SubmitOutcome } from './smpp-carrier';
+import { SmppCarrierPool } from './smpp-carrier-pool';
+
+/** A session as the pool sees it: bound or not, so busy, answering with its name. */
+function session(name: string, bound: boolean, load: number) {
+  const state = { bound, load, waiters: [] as ((bound: boolean) => void)[] };
+  const fake = {
+    state,
+    start: jest.fn(),
+    stop: jest.fn(async () => undefined),
+    isBound: () => state.bound,
+    load: () => state.load,
+    waitUntilBound: (ms: number) =>
+      state.bound ? Promise.resolve(true) : new Promise<boolean>((resolve) => (state.waiters.push(resolve), setTimeout(() => resolve(false), ms))),
+    submit: async (): Promise<SubmitOutcome> => ({ ok: true, messageId: name }),
+  };
+  return fake;
+}
+const pool = (...sessions: ReturnType<typeof session>[]) => new SmppCarrierPool(sessions as unknown as SmppCarrier[]);
+const part = {} as SubmitSmPart;
+const submittedOn = async (p: SmppCarrierPool) => ((await p.submit(part)) as { messageId: string }).messageId;
+
+describe('SmppCarrierPool', () => {
+  it('submits on the bound session with the fewest submits waiting or on the wire', async () => {
+    const [a, b, c] = [session('a', true, 5), session('b', true, 2), session('c', false, 0)];
+    const carrier = pool(a, b, c);
+    expect(await submittedOn(carrier)).toBe('b');
+    b.state.load = 9;
+    expect(await submittedOn(carrier)).toBe('a');
+  });
+
+  it('is bound while any session is, and waits for the first one to bind', async () => {
+    const [a, b] = [session('a', false, 0), session('b', false, 0)];
+    const carrier = pool(a, b);
+    expect(carrier.isBound()).toBe(false);
+    const waiting = carrier.waitUntilBound(200);
+    b.state.bound = true;
+    b.state.waiters.forEach((wake) => wake(true));
+    expect(await waiting).toBe(true);
+    expect(carrier.isBound()).toBe(true);
+    expect(await submittedOn(carrier)).toBe('b');
+  });
+
+  it('answers false when no session binds in time', async () => {
+    expect(await pool(session('a', false, 0), session('b', false, 0)).waitUntilBound(10)).toBe(false);
+  });
+
+  it('starts and stops every session', async () => {
+    const sessions = [session('a', true, 0), session('b', true, 0)];
+    const carrier = pool(...sessions);
+    carrier.start();
+    await carrier.stop();
+    for (const s of sessions) {
+      expect(s.start).toHaveBeenCalledTimes(1);
+      expect(s.stop).toHaveBeenCalledTimes(1);
+    }
+  });
+});
