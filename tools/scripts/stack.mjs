@@ -6,6 +6,9 @@
 //                     (after those of service-node-flags.json, which the image's entrypoint also uses)
 //   STACK_LOG         unset: every service logs JSON to this process's stdout; else a path prefix:
 //                     each service appends to <prefix><service>.log
+//   SERVICE_REPLICAS  processes of every service (default 1, at most 9): back-end replica i takes its
+//                     service's health port + i - 1; gateway replica i listens on each API port
+//                     + (i - 1) * GATEWAY_PORT_STEP (default 10: 3010, 3011, 3012 for the second)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,21 +40,40 @@ const smscPort = Number(env.SMSC_PORT ?? 2775);
 const smscHttpPort = Number(env.SMSC_HTTP_PORT ?? 2776);
 if (simulated) env.SMPP_URL = `smpp://${env.SMSC_SYSTEM_ID ?? 'seed'}:${env.SMSC_PASSWORD ?? 'secret'}@127.0.0.1:${smscPort}`;
 
+const replicas = Number(env.SERVICE_REPLICAS ?? 1);
+if (!Number.isInteger(replicas) || replicas < 1 || replicas > 9) {
+  console.error(`[stack] SERVICE_REPLICAS must be a whole number from 1 to 9, not ${env.SERVICE_REPLICAS}`);
+  process.exit(1);
+}
+const gatewayStep = Number(env.GATEWAY_PORT_STEP ?? 10);
+const apiPorts = { MESSAGING_API_PORT: Number(env.MESSAGING_API_PORT ?? 3000), AGENT_API_PORT: Number(env.AGENT_API_PORT ?? 3001), ADMIN_API_PORT: Number(env.ADMIN_API_PORT ?? 3002) };
+
+/** Replica `i` (from 1) of a service: the first keeps the service's name and ports. */
+function replica(service, i) {
+  const name = i === 1 ? service.name : `${service.name}-${i}`;
+  if (service.name !== 'api-gateway') return { ...service, name, port: service.port + i - 1 };
+  const ports = Object.fromEntries(Object.entries(apiPorts).map(([key, port]) => [key, String(port + (i - 1) * gatewayStep)]));
+  return { ...service, name, port: Number(ports.ADMIN_API_PORT), env: ports };
+}
+
 export const services = [
   ...(simulated ? [{ name: 'smsc-simulator', port: smscHttpPort, main: 'dist/tools/smsc-simulator/src/main.js', health: '/health' }] : []),
-  { name: 'sms-batch', port: healthBase },
-  { name: 'verification', port: healthBase + 10 },
-  { name: 'agent-token', port: healthBase + 20 },
-  { name: 'webhook-dispatcher', port: healthBase + 30 },
-  { name: 'api-gateway', port: Number(env.ADMIN_API_PORT ?? 3002) },
+  ...[
+    { name: 'sms-batch', port: healthBase },
+    { name: 'verification', port: healthBase + 10 },
+    { name: 'agent-token', port: healthBase + 20 },
+    { name: 'webhook-dispatcher', port: healthBase + 30 },
+    { name: 'api-gateway', port: apiPorts.ADMIN_API_PORT },
+  ].flatMap((service) => Array.from({ length: replicas }, (_, i) => replica(service, i + 1))),
 ];
 
 const children = new Map();
 let stopping = false;
 
 function start(service) {
-  const childEnv = { ...env, ...(service.name === 'api-gateway' || service.main ? {} : { HEALTH_PORT: String(service.port) }) };
-  const main = join(root, service.main ?? join('dist/apps', service.name, 'src/main.js'));
+  const app = service.name.replace(/-\d$/, '');
+  const childEnv = { ...env, ...(app === 'api-gateway' || service.main ? {} : { HEALTH_PORT: String(service.port) }), ...service.env };
+  const main = join(root, service.main ?? join('dist/apps', app, 'src/main.js'));
   const flags = (env.STACK_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...serviceNodeFlags, ...flags, main], {
     env: childEnv,
@@ -127,7 +149,9 @@ function printBanner() {
   console.log(`
   Messaging API  http://${host}:${env.MESSAGING_API_PORT ?? 3000}   (POST /sms/v1/{subAccountId}/many)
   Agent API      http://${host}:${env.AGENT_API_PORT ?? 3001}
-  Admin API      http://${host}:${env.ADMIN_API_PORT ?? 3002}   (Authorization: Bearer <ADMIN_TOKEN>, kept in .local/admin-token)
+  Admin API      http://${host}:${env.ADMIN_API_PORT ?? 3002}   (Authorization: Bearer <ADMIN_TOKEN>, kept in .local/admin-token)${
+    replicas > 1 ? `\n  Replicas       ${replicas} of every service; gateway replica i adds ${gatewayStep} x (i - 1) to each port above` : ''
+  }
   Carrier        ${simulated ? `SMSC simulator on smpp://127.0.0.1:${smscPort}; what it received: http://${host}:${smscHttpPort}/messages` : 'SMPP_URL'}
 
   Create an account and its first API key:
