@@ -25,12 +25,25 @@ const MAINS: Record<ServiceName, string> = {
 /** Health ports as tools/scripts/stack.mjs gives them: the plan's base, then steps of 10. */
 const HEALTH_OFFSET: Partial<Record<ServiceName, number>> = { 'sms-batch': 0, verification: 10, 'agent-token': 20, 'webhook-dispatcher': 30 };
 
+/** A service's process: its first replica by the service's name, replica i (from 2) as `name#i`. */
+export type Instance = ServiceName | `${ServiceName}#${number}`;
+
 export interface ProcessStack extends RunningStack {
-  /** Starts the service (again, after a kill) and waits until it answers its readiness check. */
-  start(service: ServiceName): Promise<void>;
-  /** Sends `signal` to the service and resolves with how it ended (exit code or signal name). */
-  kill(service: ServiceName, signal: NodeJS.Signals): Promise<string>;
+  /** Starts the instance (again, after a kill) and waits until it answers its readiness check. */
+  start(instance: Instance): Promise<void>;
+  /** Sends `signal` to the instance and resolves with how it ended (exit code or signal name). */
+  kill(instance: Instance, signal: NodeJS.Signals): Promise<string>;
+  /** The listeners of gateway replica `i` (from 1), as tools/scripts/stack.mjs places them. */
+  gateway(i: number): Pick<RunningStack, 'messagingUrl' | 'agentUrl' | 'adminUrl'>;
 }
+
+/** Gateway replica i listens on each API port + (i - 1) x this: base+5..7 for the second. */
+const GATEWAY_PORT_STEP = 5;
+
+const parse = (instance: Instance): { service: ServiceName; replica: number } => {
+  const [service, replica] = instance.split('#') as [ServiceName, string | undefined];
+  return { service, replica: replica === undefined ? 1 : Number(replica) };
+};
 
 /**
  * The SMSC simulator, sms-batch, the api-gateway and the `extra` services a test needs as separate
@@ -38,44 +51,66 @@ export interface ProcessStack extends RunningStack {
  * schema prefix of their own), but without tools/scripts/stack.mjs, which stops every service when
  * one exits: here one service can be stopped or killed and started again while the others keep running.
  */
-export async function startProcesses(extraEnv: Record<string, string> = {}, extra: readonly ExtraService[] = []): Promise<ProcessStack> {
+export async function startProcesses(
+  extraEnv: Record<string, string> = {},
+  extra: readonly ExtraService[] = [],
+  { replicas = 1 }: { replicas?: number } = {},
+): Promise<ProcessStack> {
   const plan = await planStack(extraEnv);
   const { name, env, logDir } = plan;
-  const { admin, smsc: smscPort, smscHttp, healthBase: health } = plan.ports;
+  const { messaging, agent, admin, smsc: smscPort, smscHttp, healthBase: health } = plan.ports;
   env['SMSC_HOST'] = '127.0.0.1';
   env['SMPP_URL'] ??= `smpp://seed:secret@127.0.0.1:${smscPort}`;
-  const healthPort = (service: ServiceName): number | undefined => {
+  const healthPort = (instance: Instance): number | undefined => {
+    const { service, replica } = parse(instance);
     const offset = HEALTH_OFFSET[service];
-    return offset === undefined ? undefined : health + offset;
+    return offset === undefined ? undefined : health + offset + replica - 1;
   };
-  const readyUrl = (service: ServiceName): string =>
-    service === 'smsc-simulator'
-      ? `http://127.0.0.1:${smscHttp}/health`
-      : service === 'api-gateway'
-        ? `http://127.0.0.1:${admin}/health/ready`
-        : `http://127.0.0.1:${healthPort(service)}/health/ready`;
-  const children = new Map<ServiceName, ChildProcess>();
+  const gatewayPorts = (replica: number) => {
+    const step = (replica - 1) * GATEWAY_PORT_STEP;
+    return { messaging: messaging + step, agent: agent + step, admin: admin + step };
+  };
+  const gateway = (replica: number) => {
+    const ports = gatewayPorts(replica);
+    return { messagingUrl: `http://127.0.0.1:${ports.messaging}`, agentUrl: `http://127.0.0.1:${ports.agent}`, adminUrl: `http://127.0.0.1:${ports.admin}` };
+  };
+  const instanceEnv = (instance: Instance): Record<string, string> => {
+    const { service, replica } = parse(instance);
+    if (service !== 'api-gateway') {
+      const port = healthPort(instance);
+      return port === undefined ? {} : { HEALTH_PORT: String(port) };
+    }
+    const ports = gatewayPorts(replica);
+    return { MESSAGING_API_PORT: String(ports.messaging), AGENT_API_PORT: String(ports.agent), ADMIN_API_PORT: String(ports.admin) };
+  };
+  const readyUrl = (instance: Instance): string => {
+    const { service, replica } = parse(instance);
+    if (service === 'smsc-simulator') return `http://127.0.0.1:${smscHttp}/health`;
+    if (service === 'api-gateway') return `${gateway(replica).adminUrl}/health/ready`;
+    return `http://127.0.0.1:${healthPort(instance)}/health/ready`;
+  };
+  const children = new Map<Instance, ChildProcess>();
 
-  const start = async (service: ServiceName): Promise<void> => {
-    if (children.has(service)) throw new Error(`${service} is already running`);
-    const port = healthPort(service);
-    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(ROOT, MAINS[service])], {
-      env: { PATH: process.env['PATH'] ?? '', ...env, ...(port === undefined ? {} : { HEALTH_PORT: String(port) }) },
+  const start = async (instance: Instance): Promise<void> => {
+    if (children.has(instance)) throw new Error(`${instance} is already running`);
+    const logName = instance.replace('#', '-');
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(ROOT, MAINS[parse(instance).service])], {
+      env: { PATH: process.env['PATH'] ?? '', ...env, ...instanceEnv(instance) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const log = createWriteStream(join(logDir, `${name}.${service}.log`), { flags: 'a' });
+    const log = createWriteStream(join(logDir, `${name}.${logName}.log`), { flags: 'a' });
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
-    children.set(service, child);
+    children.set(instance, child);
     child.once('exit', () => {
-      if (children.get(service) === child) children.delete(service);
+      if (children.get(instance) === child) children.delete(instance);
     });
-    await waitReady(service, child, readyUrl(service), `.local/e2e-logs/${name}.${service}.log`);
+    await waitReady(instance, child, readyUrl(instance), `.local/e2e-logs/${name}.${logName}.log`);
   };
 
-  const kill = (service: ServiceName, signal: NodeJS.Signals): Promise<string> => {
-    const child = children.get(service);
-    if (!child) throw new Error(`${service} is not running`);
+  const kill = (instance: Instance, signal: NodeJS.Signals): Promise<string> => {
+    const child = children.get(instance);
+    if (!child) throw new Error(`${instance} is not running`);
     const exited = new Promise<string>((resolve) => child.once('exit', (code, sig) => resolve(sig ?? `exit ${code}`)));
     child.kill(signal);
     return exited;
@@ -91,15 +126,16 @@ export async function startProcesses(extraEnv: Record<string, string> = {}, extr
     await removeStackData(name);
   };
 
+  const all = (service: ServiceName): Instance[] => Array.from({ length: replicas }, (_, i) => (i === 0 ? service : (`${service}#${i + 1}` as Instance)));
   try {
     await start('smsc-simulator');
-    await Promise.all([start('sms-batch'), ...extra.map(start), start('api-gateway')]);
+    await Promise.all([...all('sms-batch'), ...extra.flatMap(all), ...all('api-gateway')].map(start));
   } catch (error) {
     await stopAll();
     throw error;
   }
 
-  return { ...stackHandle(plan, stopAll), start, kill };
+  return { ...stackHandle(plan, stopAll), start, kill, gateway };
 }
 
 /**
@@ -109,11 +145,12 @@ export async function startProcesses(extraEnv: Record<string, string> = {}, extr
 export function useProcesses(
   extraEnv: Record<string, string> | (() => Promise<Record<string, string>>) = {},
   extra: readonly ExtraService[] = [],
+  options: { replicas?: number } = {},
 ): { readonly stack: ProcessStack; readonly db: SmsBatchDb } {
-  return useStarted(async () => startProcesses(typeof extraEnv === 'function' ? await extraEnv() : extraEnv, extra));
+  return useStarted(async () => startProcesses(typeof extraEnv === 'function' ? await extraEnv() : extraEnv, extra, options));
 }
 
-async function waitReady(service: ServiceName, child: ChildProcess, url: string, log: string): Promise<void> {
+async function waitReady(service: Instance, child: ChildProcess, url: string, log: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${service} exited during start-up; see ${log}`);

@@ -137,15 +137,15 @@ export function waitForStackReady(child: ChildProcess, logs: string): Promise<vo
 }
 
 /**
- * A base port for one stack: the gateway takes base..base+2, the SMSC simulator base+3 (SMPP) and
- * base+4 (HTTP), the back-end services base+10, +20,
- * +30, +40. Drawn below Linux's ephemeral range (32768+), where outgoing connections (Kafka,
+ * A base port for one stack: the gateway takes base..base+2 (a second replica base+5..+7), the SMSC
+ * simulator base+3 (SMPP) and base+4 (HTTP), the back-end services base+10, +20, +30, +40 (second
+ * replicas the port after). Drawn below Linux's ephemeral range (32768+), where outgoing connections (Kafka,
  * Postgres clients) could take a port between this check and the services' listen.
  */
 export async function freePortBlock(): Promise<number> {
   for (;;) {
     const base = 10_000 + 50 * Math.floor(Math.random() * 400);
-    const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 10, base + 20, base + 30, base + 40];
+    const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7, base + 10, base + 11, base + 20, base + 21, base + 30, base + 31, base + 40, base + 41];
     if (!ports.every(isFetchablePort)) continue;
     if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
   }
