@@ -3,11 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { loadConfig } from '@seed/platform-config';
 import { createLogger, NestLoggerAdapter } from '@seed/platform-logging';
+import { AdminTokenGuard } from './admin/admin-token.guard';
 import { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { correlation } from './http/correlation.middleware';
 import { HttpListeners, listenerScope } from './http/http-listeners';
 import { jsonBody } from './http/json-body.middleware';
+import { apiDocs } from './openapi/api-docs.middleware';
+import { buildListenerDocuments } from './openapi/openapi-documents';
 
 async function main(): Promise<void> {
   const config = loadConfig(GatewayConfig);
@@ -26,7 +29,15 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   app.disable('x-powered-by');
-  app.use(listenerScope(logger), correlation, jsonBody(config.BODY_LIMIT, logger));
+  // Generated from the started module, as `npm run openapi` generates the committed copies.
+  const documents = buildListenerDocuments(app, GatewayModule);
+  const adminToken = app.get(AdminTokenGuard);
+  app.use(
+    listenerScope(logger),
+    correlation,
+    apiDocs({ documents, isAdminToken: (token) => adminToken.accepts(token), logger }),
+    jsonBody(config.BODY_LIMIT, logger),
+  );
   await app.init();
   listeners.serve(app.getHttpAdapter().getInstance());
   logger.info({ ports }, 'api-gateway ready');

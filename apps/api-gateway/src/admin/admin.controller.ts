@@ -1,11 +1,23 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { ApiErrorCode } from '@seed/contracts';
 import { AccountsRepository, DuplicateError, UnknownAccountError } from '../accounts/accounts.repository';
 import { ApiError } from '../http/api-error';
 import { validateBody } from '../http/validate-body';
+import { AccountParam } from '../openapi/path-params.openapi';
+import { AdminTokenProtected } from '../openapi/protected-by.openapi';
 import { AdminTokenGuard } from './admin-token.guard';
 import { GatewayConfig } from '../gateway.config';
 import { CreateAccountDto, CreateSubAccountDto, SetRateLimitDto } from './admin.dto';
+import {
+  CreateAccountDocs,
+  CreateApiKeyDocs,
+  CreateSubAccountDocs,
+  GetAccountDocs,
+  GetRateLimitDocs,
+  RevokeApiKeyDocs,
+  SetRateLimitDocs,
+} from './admin.openapi';
 
 /** What the rate-limit routes answer: the limit in force, and whether it is the account's own. */
 export interface RateLimitView {
@@ -17,6 +29,8 @@ export interface RateLimitView {
 /** The operator's "account dashboard": accounts, sub-accounts and API keys. */
 @Controller('admin/v1/accounts')
 @UseGuards(AdminTokenGuard)
+@ApiTags('Accounts')
+@AdminTokenProtected()
 export class AdminController {
   constructor(
     private readonly accounts: AccountsRepository,
@@ -24,6 +38,7 @@ export class AdminController {
   ) {}
 
   @Post()
+  @CreateAccountDocs()
   async createAccount(@Body() body: unknown) {
     const { accountId } = validateBody(CreateAccountDto, body);
     const created = await this.mapErrors(() => this.accounts.createAccount(accountId));
@@ -31,6 +46,8 @@ export class AdminController {
   }
 
   @Get(':accountId')
+  @GetAccountDocs()
+  @AccountParam()
   async getAccount(@Param('accountId') accountId: string) {
     const subAccountIds = await this.accounts.subAccountsOf(accountId);
     if (subAccountIds.length === 0) throw ApiError.notFound(`account ${accountId} does not exist`);
@@ -38,6 +55,8 @@ export class AdminController {
   }
 
   @Post(':accountId/sub-accounts')
+  @CreateSubAccountDocs()
+  @AccountParam()
   async createSubAccount(@Param('accountId') accountId: string, @Body() body: unknown) {
     const { subAccountId } = validateBody(CreateSubAccountDto, body);
     // `<id>_hq` is every account's default sub-account; another account taking `x_hq` would
@@ -50,6 +69,8 @@ export class AdminController {
   }
 
   @Post(':accountId/api-keys')
+  @CreateApiKeyDocs()
+  @AccountParam()
   async createApiKey(@Param('accountId') accountId: string) {
     const key = await this.mapErrors(() => this.accounts.createApiKey(accountId));
     return { apiKey: key.apiKey, apiKeyId: key.apiKeyId };
@@ -57,6 +78,8 @@ export class AdminController {
 
   @Delete(':accountId/api-keys/:apiKeyId')
   @HttpCode(204)
+  @RevokeApiKeyDocs()
+  @AccountParam()
   async revokeApiKey(@Param('accountId') accountId: string, @Param('apiKeyId') apiKeyId: string): Promise<void> {
     if (!(await this.accounts.revokeApiKey(accountId, apiKeyId))) {
       throw ApiError.notFound(`no active API key ${apiKeyId} in account ${accountId}`);
@@ -64,6 +87,8 @@ export class AdminController {
   }
 
   @Get(':accountId/rate-limit')
+  @GetRateLimitDocs()
+  @AccountParam()
   async getRateLimit(@Param('accountId') accountId: string): Promise<RateLimitView> {
     const own = await this.accounts.rateLimitOf(accountId);
     if (own === undefined) throw ApiError.notFound(`account ${accountId} does not exist`);
@@ -72,6 +97,8 @@ export class AdminController {
 
   /** Every sub-account of the account gets this limit, from its next request on (it is read with the API key). */
   @Put(':accountId/rate-limit')
+  @SetRateLimitDocs()
+  @AccountParam()
   async setRateLimit(@Param('accountId') accountId: string, @Body() body: unknown): Promise<RateLimitView> {
     const { requestsPerSecond } = validateBody(SetRateLimitDto, body);
     if (!(await this.accounts.setRateLimit(accountId, requestsPerSecond))) throw ApiError.notFound(`account ${accountId} does not exist`);

@@ -1,9 +1,11 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiError } from '../http/api-error';
 import { toApiError } from '../http/api-exception.filter';
 import { AgentCommands } from './agent-commands';
 import { guestErrorPage, guestPage } from './guest-page.html';
+import { GuestPageDocs } from './guest-page.openapi';
 
 /** The form of a guest token, checked here only so that nothing else is forwarded. */
 const TOKEN = /^[\w.-]{1,200}$/;
@@ -15,10 +17,12 @@ const TOKEN = /^[\w.-]{1,200}$/;
  * cached and sends no referrer.
  */
 @Controller('guest')
+@ApiTags('Guest page')
 export class GuestPageController {
   constructor(private readonly agents: AgentCommands) {}
 
   @Get(':token')
+  @GuestPageDocs()
   async show(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Referrer-Policy', 'no-referrer');

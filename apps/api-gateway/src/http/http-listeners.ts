@@ -15,18 +15,30 @@ const ROUTES: Record<ListenerName, readonly string[]> = {
   agent: ['/api/', '/guest/'],
   admin: ['/admin/', '/metrics'],
 };
-/** Probes answer on every listener; metrics only on the admin one (not public). */
-const EVERYWHERE = ['/health/'];
+/**
+ * Probes answer on every listener; metrics only on the admin one (not public). Each listener
+ * describes its own paths at /openapi.json and /docs (openapi/api-docs.middleware.ts).
+ */
+const EVERYWHERE = ['/health/', '/openapi.json', '/docs/'];
 
 const listenerOf = new WeakMap<Request, ListenerName>();
+
+/** The listener a request came in on; undefined for one that did not come through `serve`. */
+export function listenerOfRequest(req: Request): ListenerName | undefined {
+  return listenerOf.get(req);
+}
+
+/** Whether `listener` answers `path` (its own prefixes and those of every listener). */
+export function servesPath(listener: ListenerName | undefined, path: string): boolean {
+  const allowed = [...EVERYWHERE, ...(listener ? ROUTES[listener] : [])];
+  const elsewhere = listener === 'agent' && path.startsWith(CURRENT_MESSAGES);
+  return !elsewhere && allowed.some((prefix) => path.startsWith(prefix) || path === prefix.replace(/\/$/, ''));
+}
 
 /** Answers 404 for a path that belongs to another listener. */
 export function listenerScope(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const listener = listenerOf.get(req);
-    const allowed = [...EVERYWHERE, ...(listener ? ROUTES[listener] : [])];
-    const elsewhere = listener === 'agent' && req.path.startsWith(CURRENT_MESSAGES);
-    if (!elsewhere && allowed.some((prefix) => req.path.startsWith(prefix) || req.path === prefix.replace(/\/$/, ''))) return next();
+    if (servesPath(listenerOf.get(req), req.path)) return next();
     sendApiError(res, ApiError.notFound('no such endpoint'), logger);
   };
 }

@@ -1,9 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { SMS_BATCH_COMMAND_TOPIC, type BatchResponse, type BatchResponseMessage, type MessageView, type SubmitBatchData } from '@seed/sms-batch-contracts';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
 import { CommandClient } from '../commands/command-client';
+import { SubAccountParam } from '../openapi/path-params.openapi';
+import { ApiKeyProtected } from '../openapi/protected-by.openapi';
 import { toSubmitBatchData } from '../sms/batch-request.validation';
 import { readMessage } from '../sms/message-read';
+import { MessageReadDocs } from '../sms/sms-read.openapi';
+import { SendMessageBatchDocs, SendSingleMessageDocs } from './messages-v1.openapi';
 import { toSingleMessageData } from './single-message-request.validation';
 
 /**
@@ -13,12 +18,16 @@ import { toSingleMessageData } from './single-message-request.validation';
  */
 @Controller('api/v1/subaccounts/:subAccountId/messages')
 @UseGuards(ApiKeyGuard)
+@ApiTags('Messages')
+@ApiKeyProtected({ subAccountInPath: true })
+@SubAccountParam()
 export class MessagesV1Controller {
   constructor(private readonly commands: CommandClient) {}
 
   /** One SMS; a message that would be rejected is refused with 400 instead. */
   @Post()
   @HttpCode(200)
+  @SendSingleMessageDocs()
   async send(@Param('subAccountId') subAccountId: string, @Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<BatchResponseMessage> {
     const response = await this.submit(subAccountId, toSingleMessageData(body, req.accountId, subAccountId, new Date()));
     const message = response.messages?.[0];
@@ -29,12 +38,14 @@ export class MessagesV1Controller {
   /** The body and response of `POST /sms/v1/{subAccountId}/many`. */
   @Post('batch')
   @HttpCode(200)
+  @SendMessageBatchDocs()
   async sendBatch(@Param('subAccountId') subAccountId: string, @Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<BatchResponse> {
     return this.submit(subAccountId, toSubmitBatchData(body, req.accountId, subAccountId, new Date()));
   }
 
   /** As `GET /sms/v1/{subAccountId}/messages/{umid}`. */
   @Get(':umid')
+  @MessageReadDocs('getMessage')
   async message(@Param('subAccountId') subAccountId: string, @Param('umid') umid: string, @Req() req: AuthenticatedRequest): Promise<MessageView> {
     return readMessage(this.commands, req.accountId, subAccountId, umid);
   }

@@ -1,9 +1,13 @@
 import { Controller, Get, Param, Req, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { SMS_BATCH_COMMAND_TOPIC, type BatchView, type GetBatchData, type MessageView } from '@seed/sms-batch-contracts';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guard';
 import { CommandClient } from '../commands/command-client';
 import { ApiError } from '../http/api-error';
+import { SubAccountParam } from '../openapi/path-params.openapi';
+import { ApiKeyProtected } from '../openapi/protected-by.openapi';
 import { readMessage, UUID } from './message-read';
+import { BatchReadDocs, MessageReadDocs } from './sms-read.openapi';
 
 /**
  * Reads beyond the contract, as the provider's current API generation offers them: a message
@@ -11,15 +15,20 @@ import { readMessage, UUID } from './message-read';
  */
 @Controller('sms/v1/:subAccountId')
 @UseGuards(ApiKeyGuard)
+@ApiTags('SMS')
+@ApiKeyProtected({ subAccountInPath: true })
+@SubAccountParam()
 export class SmsReadController {
   constructor(private readonly commands: CommandClient) {}
 
   @Get('messages/:umid')
+  @MessageReadDocs('getSmsMessage')
   async message(@Param('subAccountId') subAccountId: string, @Param('umid') umid: string, @Req() req: AuthenticatedRequest): Promise<MessageView> {
     return readMessage(this.commands, req.accountId, subAccountId, umid);
   }
 
   @Get('batches/:batchId')
+  @BatchReadDocs()
   async batch(@Param('subAccountId') subAccountId: string, @Param('batchId') batchId: string, @Req() req: AuthenticatedRequest): Promise<BatchView> {
     if (!UUID.test(batchId)) throw ApiError.notFound('no such batch in this sub-account');
     return this.commands.send<BatchView, GetBatchData>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'GetBatch', {

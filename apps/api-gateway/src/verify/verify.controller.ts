@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { keyedHash, parseKeyring, type Keyring } from '@seed/platform-secrets';
 import {
   generationKey,
@@ -12,7 +13,10 @@ import { ApiKeyGuard, type AuthenticatedRequest } from '../accounts/api-key.guar
 import { CommandClient } from '../commands/command-client';
 import { GatewayConfig } from '../gateway.config';
 import { ApiError } from '../http/api-error';
+import { SubAccountParam } from '../openapi/path-params.openapi';
+import { ApiKeyProtected } from '../openapi/protected-by.openapi';
 import { codeParameter, toStartVerificationData } from './verify-request.validation';
+import { CheckVerificationDocs, GenerateVerificationDocs } from './verify.openapi';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,6 +26,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 @Controller('verify/v2/:subAccountId')
 @UseGuards(ApiKeyGuard)
+@ApiTags('Verify')
+@ApiKeyProtected({ subAccountInPath: true })
+@SubAccountParam()
 export class VerifyController {
   private readonly hashKeys: Keyring;
 
@@ -35,6 +42,7 @@ export class VerifyController {
   /** Generate and send a code: 200 with the verification (the contract shows no status; 200 like the batch send). */
   @Post()
   @HttpCode(200)
+  @GenerateVerificationDocs()
   generate(@Param('subAccountId') subAccountId: string, @Body() body: unknown, @Req() req: AuthenticatedRequest): Promise<VerificationView> {
     const data = toStartVerificationData(body, req.accountId, subAccountId);
     // Keyed by sub-account and number: generations for one number are decided one after the other.
@@ -48,6 +56,7 @@ export class VerifyController {
 
   /** Read the status, or validate `code`. */
   @Get(':uid')
+  @CheckVerificationDocs()
   check(
     @Param('subAccountId') subAccountId: string,
     @Param('uid') uid: string,

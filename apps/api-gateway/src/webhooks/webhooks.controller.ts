@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import {
   callbackUrlProblem,
   WEBHOOK_DISPATCHER_COMMAND_TOPIC,
@@ -18,7 +19,10 @@ import { CommandClient } from '../commands/command-client';
 import { GatewayConfig } from '../gateway.config';
 import { ApiError } from '../http/api-error';
 import { validateBody } from '../http/validate-body';
+import { AccountParam } from '../openapi/path-params.openapi';
+import { AdminTokenProtected } from '../openapi/protected-by.openapi';
 import { SetWebhookDto } from './webhooks.dto';
+import { DeadLettersDocs, RedriveAllDocs, RedriveOneDocs, RotateSecretDocs, SetWebhookDocs } from './webhooks.openapi';
 
 const DELIVERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Account ids as the admin API creates them (admin.dto.ts); nothing else can exist. */
@@ -31,6 +35,9 @@ const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{1,62}$/;
  */
 @Controller('admin/v1/accounts/:accountId/webhooks')
 @UseGuards(AdminTokenGuard)
+@ApiTags('Webhooks')
+@AdminTokenProtected()
+@AccountParam()
 export class WebhooksController {
   /** Opens the signing secret the dispatcher sends sealed (it never crosses Kafka in clear). */
   private readonly transitKeys: Keyring;
@@ -44,6 +51,7 @@ export class WebhooksController {
   }
 
   @Put()
+  @SetWebhookDocs()
   async setDefault(@Param('accountId') accountId: string, @Body() body: unknown): Promise<{ dlrCallbackUrl: string | null; signingSecret: string }> {
     const { dlrCallbackUrl } = validateBody(SetWebhookDto, body);
     const problem = callbackUrlProblem(dlrCallbackUrl);
@@ -55,6 +63,7 @@ export class WebhooksController {
 
   @Post('rotate-secret')
   @HttpCode(200)
+  @RotateSecretDocs()
   async rotate(@Param('accountId') accountId: string): Promise<{ signingSecret: string; previousSecretValidUntil: string | null }> {
     await this.requireAccount(accountId);
     const result = await this.send<RotateSecretResult, RotateSecretData>(accountId, 'RotateWebhookSecret', { accountId });
@@ -62,6 +71,7 @@ export class WebhooksController {
   }
 
   @Get('dead-letters')
+  @DeadLettersDocs()
   async deadLetters(@Param('accountId') accountId: string): Promise<DeadLettersResult> {
     await this.requireAccount(accountId);
     return this.send<DeadLettersResult, AccountData>(accountId, 'ListDeadLetters', { accountId });
@@ -69,6 +79,7 @@ export class WebhooksController {
 
   @Post('dead-letters/redrive')
   @HttpCode(200)
+  @RedriveAllDocs()
   async redriveAll(@Param('accountId') accountId: string): Promise<RedriveResult> {
     await this.requireAccount(accountId);
     return this.send<RedriveResult, AccountData>(accountId, 'RedriveAllDeadLetters', { accountId });
@@ -76,6 +87,7 @@ export class WebhooksController {
 
   @Post('dead-letters/:deliveryId/redrive')
   @HttpCode(200)
+  @RedriveOneDocs()
   async redriveOne(@Param('accountId') accountId: string, @Param('deliveryId') deliveryId: string): Promise<RedriveResult> {
     await this.requireAccount(accountId);
     if (!DELIVERY_ID.test(deliveryId)) throw ApiError.notFound(`no dead letter ${deliveryId} in account ${accountId}`);
