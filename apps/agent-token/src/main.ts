@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { AGENT_TOKEN_COMMAND_TOPIC } from '@seed/agent-token-contracts';
 import { loadConfig } from '@seed/platform-config';

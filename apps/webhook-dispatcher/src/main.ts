@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { loadConfig } from '@seed/platform-config';
 import { createLogger } from '@seed/platform-logging';

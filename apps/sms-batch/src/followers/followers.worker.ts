@@ -1,5 +1,7 @@
 // Entry point of sms-batch's follower thread (see FollowerThread): the read-model projections and
 // the relay to the event topic, with connections of their own, on a second event loop.
+// A thread loads its modules anew: tracing is started here too, first (see ../tracing.ts).
+import '../tracing';
 import 'reflect-metadata';
 import { parentPort } from 'node:worker_threads';
 import { NestFactory } from '@nestjs/core';

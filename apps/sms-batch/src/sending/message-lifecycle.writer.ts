@@ -21,7 +21,9 @@ import { messageStreamId, type CarrierReceipt, type MessageSentV1 } from '@seed/
  * A decision to record: about a known message, or a receipt whose message is found by carrier id.
  * The sender's results carry the fencing token of the claim they come from (see `fencedOff`).
  */
-export type LifecycleItem = { umid: string; command: Exclude<MessageCommand, { type: 'RecordReceipt' }>; leaseToken?: string } | { receipt: CarrierReceipt };
+export type LifecycleItem =
+  | { umid: string; command: Exclude<MessageCommand, { type: 'RecordReceipt' }>; leaseToken?: string; traceparent?: string | null }
+  | { receipt: CarrierReceipt };
 
 interface Pending {
   item: LifecycleItem;
@@ -46,7 +48,8 @@ const MAX_TRANSIENT_RETRIES = 16;
 const MAX_CACHED_STATES = 100_000;
 const MAX_REMEMBERED_CARRIER_IDS = 200_000;
 
-type CachedState = { version: number; state: MessageState };
+/** A message's folded state, and the trace its events carry on (the submission's, once sent). */
+type CachedState = { version: number; state: MessageState; traceparent: string | null };
 /** What a committed flush leaves to remember: folded states, and the carrier ids it recorded. */
 type Committed = { states: [string, CachedState][]; sent: { key: string; umid: string }[]; types: string[] };
 
@@ -234,7 +237,7 @@ export class MessageLifecycleWriter {
     }
 
     const umids = [...new Set(decisions.map((d) => d.umid))];
-    const states = new Map<string, { version: number; state: MessageState; events: MessageLifecycleEvent[] }>();
+    const states = new Map<string, { version: number; state: MessageState; traceparent: string | null; events: MessageLifecycleEvent[] }>();
     const unknown = umids.filter((umid) => !this.cache.has(umid));
     const streams = await this.store.readStreams(tx, unknown.map(messageStreamId));
     for (const umid of umids) {
@@ -244,7 +247,13 @@ export class MessageLifecycleWriter {
         continue;
       }
       const events = streams.get(messageStreamId(umid)) ?? [];
-      states.set(umid, { version: events.length, state: events.reduce(evolveMessage, initialMessageState()), events: [] });
+      const traceparent = events.at(-1)?.traceparent ?? null;
+      states.set(umid, { version: events.length, state: events.reduce(evolveMessage, initialMessageState()), traceparent, events: [] });
+    }
+    // A submission's events carry its span on; a receipt's, the trace of the message's submission.
+    for (const item of items) {
+      const entry = 'umid' in item && item.traceparent !== undefined ? states.get(item.umid) : undefined;
+      if (entry && 'umid' in item && !superseded.has(item)) entry.traceparent = item.traceparent ?? null;
     }
     const decide = (umid: string, command: MessageCommand) => {
       const entry = states.get(umid);
@@ -286,10 +295,13 @@ export class MessageLifecycleWriter {
     const changed = [...states.entries()].filter(([, e]) => e.events.length > 0);
     const context = currentCorrelation();
     // The cached state leaves the text out: it is not needed after submission and is the bulk of it.
-    const toRemember = changed.map(([umid, e]): [string, CachedState] => [umid, { version: e.version + e.events.length, state: { ...e.state, text: null } }]);
+    const toRemember = changed.map(([umid, e]): [string, CachedState] => [
+      umid,
+      { version: e.version + e.events.length, state: { ...e.state, text: null }, traceparent: e.traceparent },
+    ]);
     await this.store.append(
       tx,
-      changed.map(([umid, e]) => ({ streamId: messageStreamId(umid), expectedVersion: e.version, events: e.events })),
+      changed.map(([umid, e]) => ({ streamId: messageStreamId(umid), expectedVersion: e.version, events: e.events, traceparent: e.traceparent })),
       { correlationId: context?.correlationId ?? 'carrier', causationId: null, occurredAt: new Date().toISOString() },
     );
 

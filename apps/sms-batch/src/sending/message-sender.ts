@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { WakeablePause } from '@seed/platform-event-store';
+import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import { buildSubmitParts, concatReferenceFor, type SubmitSmPart } from '@seed/sms-batch-domain';
 import type { SubmitOutcome } from '../carrier/smpp-carrier';
 import type { Carrier } from '../carrier/smpp-carrier-pool';
@@ -171,7 +172,7 @@ export class MessageSender {
   private async send(message: OutboundMessage, claimedAt: number): Promise<Outcome> {
     const now = new Date().toISOString();
     if (message.expiry && message.expiry <= now) {
-      this.record({ umid: message.umid, leaseToken: message.leaseToken, command: { type: 'ExpireBeforeHandoff', at: now } });
+      this.record({ umid: message.umid, leaseToken: message.leaseToken, traceparent: message.traceparent, command: { type: 'ExpireBeforeHandoff', at: now } });
       return 'recorded';
     }
     if (!this.running) return 'released';
@@ -181,13 +182,20 @@ export class MessageSender {
     } catch (error) {
       // A sealed text whose key was removed from the keyring can never be sent.
       this.logger.error({ umid: message.umid, err: error }, 'sealed text cannot be opened; message ends undelivered');
-      this.record({ umid: message.umid, leaseToken: message.leaseToken, command: { type: 'RecordSubmissionFailure', errorCode: 'SEALED_TEXT', errorMessage: (error as Error).message, at: now } });
+      this.record({ umid: message.umid, leaseToken: message.leaseToken, traceparent: message.traceparent, command: { type: 'RecordSubmissionFailure', errorCode: 'SEALED_TEXT', errorMessage: (error as Error).message, at: now } });
       return 'recorded';
     }
     const parts = buildSubmitParts(
       { destination: message.destination, source: message.source, text, encoding: message.encoding, concatReference: concatReferenceFor(message.umid) },
       this.settings.defaultSource,
     );
+    // The hand-off joins the trace of the request that queued the message.
+    const attributes = { 'messaging.system': 'smpp', 'messaging.operation': 'send', 'sms.parts': parts.length };
+    return inSpan('submit_sm send', { kind: SpanKind.CLIENT, parent: message.traceparent, attributes }, () => this.submit(message, parts, claimedAt));
+  }
+
+  private async submit(message: OutboundMessage, parts: SubmitSmPart[], claimedAt: number): Promise<Outcome> {
+    const traceparent = onwardTraceparent(message.traceparent);
     // Parts go out only while this sender still holds the message: not after a stop began, nor so
     // close to the end of the lease that another sender may claim it meanwhile.
     const holdUntil = claimedAt + this.settings.leaseMs - Math.min(LEASE_MARGIN_MS, this.settings.leaseMs / 5);
@@ -200,6 +208,7 @@ export class MessageSender {
       this.record({
         umid: message.umid,
         leaseToken: message.leaseToken,
+        traceparent,
         command: { type: 'RecordSubmissionFailure', errorCode: `0x${refused.status.toString(16).toUpperCase().padStart(8, '0')}`, errorMessage: refused.detail, at },
       });
       return 'recorded';
@@ -212,7 +221,7 @@ export class MessageSender {
       return 'recorded';
     }
     const carrierMessageIds = outcomes.map((o) => (o.ok ? o.messageId : ''));
-    this.record({ umid: message.umid, leaseToken: message.leaseToken, command: { type: 'RecordSubmission', carrierMessageIds, at } });
+    this.record({ umid: message.umid, leaseToken: message.leaseToken, traceparent, command: { type: 'RecordSubmission', carrierMessageIds, at } });
     return 'recorded';
   }
 }

@@ -20,11 +20,15 @@ export class OutboundQueueProjection implements Projection {
 
   async handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void> {
     const queued = new Map<string, MessageQueuedV1>();
+    const traceOf = new Map<string, string | null>();
     const done = new Set<string>();
     for (const event of events) {
       const umid = (event.data as { umid?: string }).umid;
       if (!umid) continue;
-      if (event.type === 'MessageQueued') queued.set(umid, event.data as MessageQueuedV1);
+      if (event.type === 'MessageQueued') {
+        queued.set(umid, event.data as MessageQueuedV1);
+        traceOf.set(umid, event.traceparent);
+      }
       else if (event.type === 'MessageSent' || event.type === 'MessageUndelivered') done.add(umid);
     }
     const rows = [...queued.values()]
@@ -38,12 +42,13 @@ export class OutboundQueueProjection implements Projection {
         encoding: m.encoding,
         expiry: m.expiry,
         next_attempt_at: m.scheduled ?? m.queuedAt,
+        traceparent: traceOf.get(m.umid) ?? null,
       }));
     if (rows.length > 0) {
       await db.query(
-        `INSERT INTO ${this.s}.outbound_queue (umid, destination, source, text, encoding, expiry, next_attempt_at)
+        `INSERT INTO ${this.s}.outbound_queue (umid, destination, source, text, encoding, expiry, next_attempt_at, traceparent)
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(umid uuid, destination text, source text, text text,
-                encoding text, expiry timestamptz, next_attempt_at timestamptz)
+                encoding text, expiry timestamptz, next_attempt_at timestamptz, traceparent text)
          ON CONFLICT (umid) DO NOTHING`,
         [JSON.stringify(rows)],
       );

@@ -13,6 +13,8 @@ export interface OutboundMessage {
   attempts: number;
   /** The claim's fencing token: results and hand-backs are written only while the row still carries it. */
   leaseToken: string;
+  /** The trace of the request that queued the message (W3C traceparent), if any. */
+  traceparent: string | null;
 }
 
 /** A claimed row, named by its umid and the token of the claim that holds it. */
@@ -50,10 +52,10 @@ export class OutboundQueueRepository {
           SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now() + make_interval(secs => $2::double precision / 1000),
               attempts = q.attempts + 1, lease_token = nextval('${this.s}.outbound_lease_tokens')
         WHERE q.umid IN (${due})
-        RETURNING q.umid, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token`,
+        RETURNING q.umid, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token, q.traceparent`,
       [limit, leaseMs],
     );
-    type Row = { umid: string; destination: string; source: string | null; text: string; encoding: 'GSM7' | 'UCS2'; expiry: Date | null; attempts: number; lease_token: string };
+    type Row = { umid: string; destination: string; source: string | null; text: string; encoding: 'GSM7' | 'UCS2'; expiry: Date | null; attempts: number; lease_token: string; traceparent: string | null };
     return rowsOf<Row>(result).map(({ lease_token, ...r }) => ({ ...r, expiry: r.expiry ? new Date(r.expiry).toISOString() : null, leaseToken: String(lease_token) }));
   }
 

@@ -57,4 +57,9 @@ export const sendingMigrations: Migration[] = [
       `ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS lease_token bigint`,
     ],
   },
+  {
+    // The trace of the request that queued the message, so that its submission joins that trace.
+    id: '009-outbound-traceparent',
+    statements: (s) => [`ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS traceparent text`],
+  },
 ];

@@ -14,6 +14,8 @@ export interface AppendToStream {
   /** Number of events the writer saw in the stream (0: the stream must not exist yet). */
   expectedVersion: number;
   events: readonly NewEvent[];
+  /** This stream's trace, when it is not the append's (one append records many messages' work). */
+  traceparent?: string | null;
 }
 
 export interface AppendMetadata {
@@ -57,7 +59,7 @@ export class EventStore {
         type: event.type,
         schema_version: event.schemaVersion,
         data: event.data,
-        metadata: meta,
+        metadata: a.traceparent === undefined ? meta : { ...meta, traceparent: a.traceparent },
         occurred_at: metadata.occurredAt,
       })),
     );
@@ -98,7 +100,7 @@ export class EventStore {
         occurredAt: new Date(row.occurred_at).toISOString(),
         correlationId: meta.correlationId,
         causationId: meta.causationId,
-        traceparent: meta.traceparent,
+        traceparent: row.metadata.traceparent,
         data: row.data,
       }));
     } catch (error) {

@@ -4,6 +4,7 @@ import { MessageHeader, type CommandMessage, type CommandReply } from '@seed/con
 import { CONSUMER_SETTINGS } from './consumer-settings';
 import type { KafkaConnection } from './kafka-connection';
 import type { MessageProducer } from './message-producer';
+import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import { BrokerWatch } from './broker-watch';
 import { withTimeout } from './with-timeout';
 
@@ -124,6 +125,14 @@ export class CommandBus {
     traceparent: string | null = null,
   ): Promise<CommandReply<TResult>> {
     if (!(await this.watch.available())) return BROKER_UNAVAILABLE as CommandReply<TResult>;
+    // A span for the round trip, in the caller's trace (or the stored event's that this command follows).
+    const attributes = { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'messaging.operation': 'send' };
+    return inSpan(`${command.type} send`, { kind: SpanKind.PRODUCER, ...(traceparent ? { parent: traceparent } : {}), attributes }, () =>
+      this.send<TResult>(topic, key, command, correlationId, onwardTraceparent(traceparent)),
+    );
+  }
+
+  private async send<TResult>(topic: string, key: string, command: CommandMessage, correlationId: string, traceparent: string | null): Promise<CommandReply<TResult>> {
     const reply = new Promise<CommandReply>((resolve) => {
       const timer = setTimeout(() => this.answer(command.commandId, TIMED_OUT), this.options.timeoutMs);
       this.pending.set(command.commandId, { resolve, timer });

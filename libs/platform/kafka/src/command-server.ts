@@ -7,6 +7,7 @@ import { runWithCorrelation } from '@seed/platform-logging';
 import type { KafkaConnection } from './kafka-connection';
 import type { IncomingRecord } from './kafka-record';
 import type { MessageProducer } from './message-producer';
+import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import { PermanentMessageError, ResilientConsumer } from './resilient-consumer';
 import { deadLetterTopic } from './topic-spec';
 
@@ -108,14 +109,18 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
     const command = parseCommand(record);
     const handler = this.getHandlerByPattern(command.type);
     if (!handler) throw new PermanentMessageError(`no handler for command type ${command.type}`);
-    const context: CommandContext = {
-      correlationId: record.headers[MessageHeader.CorrelationId] ?? command.commandId,
-      causationId: command.commandId,
-      traceparent: record.headers[MessageHeader.Traceparent] ?? null,
-    };
-    await runWithCorrelation(context, async () => {
-      const reply = (await lastValueFrom(this.transformToObservable(await handler(command, context)))) as CommandReply;
-      await this.reply(record, reply);
+    const received = record.headers[MessageHeader.Traceparent] ?? null;
+    // The handling is a span of the sender's trace; what it appends and sends carries this span on.
+    await inSpan(`${command.type} process`, { kind: SpanKind.CONSUMER, parent: received, attributes: { 'messaging.system': 'kafka', 'messaging.operation': 'process' } }, async () => {
+      const context: CommandContext = {
+        correlationId: record.headers[MessageHeader.CorrelationId] ?? command.commandId,
+        causationId: command.commandId,
+        traceparent: onwardTraceparent(received),
+      };
+      await runWithCorrelation(context, async () => {
+        const reply = (await lastValueFrom(this.transformToObservable(await handler(command, context)))) as CommandReply;
+        await this.reply(record, reply);
+      });
     });
   }
 

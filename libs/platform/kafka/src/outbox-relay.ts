@@ -1,5 +1,6 @@
 import { MessageHeader, type EventEnvelope } from '@seed/contracts';
 import type { EventHandler, StoredEvent } from '@seed/platform-event-store';
+import { SpanKind, spansFor } from '@seed/platform-telemetry';
 import type { MessageProducer } from './message-producer';
 
 /**
@@ -21,19 +22,33 @@ export class OutboxRelay implements EventHandler {
   }
 
   async handle(events: readonly StoredEvent[]): Promise<void> {
-    const records = events.flatMap((event) => {
+    const published = events.flatMap((event) => {
       const envelope = this.toPublic(event);
-      if (!envelope) return [];
+      return envelope ? [{ event, envelope }] : [];
+    });
+    // Each event's publication joins the trace of the request that caused it.
+    const spans = spansFor(`${this.topic} publish`, SpanKind.PRODUCER, published.map(({ event }) => event.traceparent), {
+      'messaging.system': 'kafka',
+      'messaging.destination.name': this.topic,
+    });
+    const records = published.map(({ event, envelope }, i) => {
       const headers: Record<string, string> = {
         [MessageHeader.MessageId]: event.eventId,
         [MessageHeader.MessageType]: event.type,
         [MessageHeader.CorrelationId]: event.correlationId,
       };
       if (event.causationId) headers[MessageHeader.CausationId] = event.causationId;
-      if (event.traceparent) headers[MessageHeader.Traceparent] = event.traceparent;
-      return [{ key: event.streamId, value: envelope, headers }];
+      const traceparent = spans.traceparents[i];
+      if (traceparent) headers[MessageHeader.Traceparent] = traceparent;
+      return { key: event.streamId, value: envelope, headers };
     });
-    await this.producer.send(this.topic, records);
+    try {
+      await this.producer.send(this.topic, records);
+      spans.end();
+    } catch (error) {
+      spans.end(error);
+      throw error;
+    }
   }
 }
 

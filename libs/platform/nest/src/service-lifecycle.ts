@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import { ensureTopics, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
+import { stopTracing } from '@seed/platform-telemetry';
 import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
 import { SubscriptionRegistry } from './subscription-registry';
 import { ServiceSchema } from './service-schema';
@@ -10,7 +11,8 @@ import { StartDeadline } from './start-up/start-deadline';
 
 /**
  * Boot order every service shares: migrate its schema, create its topics, connect the producer,
- * then (after every module is ready) start following its log. Shutdown runs it backwards.
+ * then (after every module is ready) start following its log. Shutdown runs it backwards, and
+ * sends the spans still buffered when tracing is on.
  */
 @Injectable()
 export class ServiceLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -40,5 +42,7 @@ export class ServiceLifecycle implements OnModuleInit, OnApplicationBootstrap, O
 
   async onApplicationShutdown(): Promise<void> {
     await this.producer.disconnect();
+    // The last spans (this shutdown's own work included) are sent before the process ends.
+    await stopTracing().catch((error: unknown) => this.logger.warn({ err: error }, 'spans not sent at shutdown'));
   }
 }

@@ -5,3 +5,4 @@ export * from './asyncapi-document';
 export * from './private-infra';
 export * from './headless-browser';
 export * from './schemathesis';
+export * from './otlp-receiver';
