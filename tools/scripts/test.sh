@@ -13,6 +13,10 @@ echo "[test] lint"
 npx nx run-many -t lint --outputStyle=static --parallel=2 >/tmp/seed-lint.log 2>&1 || { cat /tmp/seed-lint.log; exit 1; }
 echo "[test] type check"
 npx tsc -p tsconfig.json --noEmit
+echo "[test] manifests"
+# k8s/ and its overlays rendered and validated by kubeconform against the Kubernetes and operator
+# schemas (installed from package registries on first use: tools/scripts/ensure-kubeconform.sh).
+bash tools/deploy/kubeconform.sh
 echo "[test] unit"
 npx jest --selectProjects unit --silent
 echo "[test] infrastructure"
