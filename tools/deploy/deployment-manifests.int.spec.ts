@@ -201,15 +201,7 @@ describe('topics', () => {
     expect(hpaMax(overlay, service)).toBeLessThanOrEqual(kafkaTopics.get(`${prefix}${topic}`)!.spec!.partitions!);
   });
 
-  // Topics the services create with fewer partitions (3, libs/platform/kafka/src/topic-spec.ts) than
-  // their readers' autoscalers allow replicas: k8s/README.md ("Partitions") says how to raise them on
-  // a running cluster, and the operators component declares them with 12. When the code's count is
-  // raised, these start passing: take them out of this list.
-  const BELOW_HPA_MAX_IN_CODE = ['sms-batch.commands.v1', 'sms-batch.events.v1', 'agent-token.commands.v1', 'webhook-dispatcher.commands.v1'];
-  const codeFits = (service: string, topic: string): void => {
+  it.each(bounds)('%s: its autoscaler allows no more replicas than the code gives %s partitions', (service, topic) => {
     expect(hpaMax('k8s', service)).toBeLessThanOrEqual(all.find((t) => t.name === topic)!.partitions);
-  };
-  const inCode = (below: boolean) => bounds.filter(([, topic]) => BELOW_HPA_MAX_IN_CODE.includes(topic) === below);
-  it.each(inCode(false))('%s: its autoscaler allows no more replicas than the code gives %s partitions', codeFits);
-  it.failing.each(inCode(true))('%s: its autoscaler allows more replicas than the code gives %s partitions (known, see k8s/README.md)', codeFits);
+  });
 });

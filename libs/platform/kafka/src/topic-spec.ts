@@ -11,10 +11,17 @@ export interface TopicSpec {
 
 const MiB = 1024 * 1024;
 
-export const eventTopic = (name: string): TopicSpec => ({ name, partitions: 3, retentionMs: -1, maxMessageBytes: 8 * MiB });
+/**
+ * Partitions of the topics read in a shared consumer group: a group gives each partition to one
+ * replica, so this is the most replicas that share a topic's records. At least the largest replica
+ * count the Kubernetes autoscalers allow (8, k8s/README.md); raising it later moves keys.
+ */
+export const SHARED_TOPIC_PARTITIONS = 12;
+
+export const eventTopic = (name: string): TopicSpec => ({ name, partitions: SHARED_TOPIC_PARTITIONS, retentionMs: -1, maxMessageBytes: 8 * MiB });
 export const commandTopic = (name: string): TopicSpec => ({
   name,
-  partitions: 3,
+  partitions: SHARED_TOPIC_PARTITIONS,
   retentionMs: 7 * 24 * 3600_000,
   maxMessageBytes: 32 * MiB,
 });
