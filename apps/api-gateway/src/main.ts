@@ -9,6 +9,7 @@ import { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { correlation } from './http/correlation.middleware';
 import { HttpListeners, listenerScope } from './http/http-listeners';
+import { httpServerMetrics } from './http/http-server.metrics';
 import { jsonBody } from './http/json-body.middleware';
 import { apiDocs } from './openapi/api-docs.middleware';
 import { buildListenerDocuments } from './openapi/openapi-documents';
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   app.disable('x-powered-by');
+  app.use(httpServerMetrics(ports));
   // Generated from the started module, as `npm run openapi` generates the committed copies.
   const documents = buildListenerDocuments(app, GatewayModule);
   const adminToken = app.get(AdminTokenGuard);

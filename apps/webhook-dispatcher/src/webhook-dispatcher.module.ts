@@ -13,6 +13,7 @@ import { DeliveryIntake } from './intake/delivery-intake';
 import { INTAKE_DEAD_LETTERS, StatusEventConsumer } from './intake/status-event.consumer';
 import { DeliveryStore } from './sending/delivery-store';
 import { WebhookHttpClient } from './sending/webhook-http-client';
+import { WebhookQueueMetrics } from './sending/webhook-queue.metrics';
 import { WebhookSender } from './sending/webhook-sender';
 import type { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 import { webhookMigrations } from './webhook.migrations';
@@ -57,6 +58,7 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
         AccountWebhooksStore,
         DeliveryStore,
         DeliveryIntake,
+        WebhookQueueMetrics,
         {
           provide: WebhookSender,
           inject: [DeliveryStore, AccountWebhooksStore, DataSource],

@@ -1,4 +1,5 @@
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
+import { attachSessionMetrics } from './carrier.metrics';
 import type { SmppCarrier, SubmitOutcome } from './smpp-carrier';
 
 /** What the sender needs of the carrier: one session or several. */
@@ -17,11 +18,14 @@ export interface Carrier {
  * hands them to the same writer, which matches them by carrier id whoever submitted.
  */
 export class SmppCarrierPool implements Carrier {
+  private detachMetrics: (() => void) | undefined;
+
   constructor(private readonly sessions: readonly SmppCarrier[]) {
     if (sessions.length === 0) throw new Error('a carrier pool needs at least one session');
   }
 
   start(): void {
+    this.detachMetrics = attachSessionMetrics(this.sessions);
     for (const session of this.sessions) session.start();
   }
 
@@ -42,6 +46,7 @@ export class SmppCarrierPool implements Carrier {
 
   async stop(): Promise<void> {
     await Promise.all(this.sessions.map((session) => session.stop()));
+    this.detachMetrics?.();
   }
 
   private leastBusy(): SmppCarrier {

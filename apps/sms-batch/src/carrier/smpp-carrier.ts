@@ -1,7 +1,7 @@
 import * as smpp from 'smpp';
 import type { Logger } from 'pino';
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
-import { receiptAckSeconds } from './carrier.metrics';
+import { receiptAckSeconds, submitObserver } from './carrier.metrics';
 import { parseSmppUrl, redactSmppUrl, type SmppEndpoint } from './smpp-url';
 
 /** SMPP command_status values the sender treats as "try again later"; any other is final. */
@@ -72,6 +72,11 @@ export class SmppCarrier {
     return this.outstanding + this.slotWaiters.length;
   }
 
+  /** Submits on the wire awaiting their response, and the most there may be. */
+  window(): { inUse: number; size: number } {
+    return { inUse: this.outstanding, size: this.settings.window };
+  }
+
   /** Resolves once bound, or after `timeoutMs` (false). */
   waitUntilBound(timeoutMs: number): Promise<boolean> {
     if (this.bound) return Promise.resolve(true);
@@ -100,7 +105,9 @@ export class SmppCarrier {
           resolve({ ok: false, temporary: true, status: -1, detail: 'no submit_sm_resp in time' });
           session.destroy(); // a carrier that stopped answering is reconnected
         }, this.settings.responseTimeoutMs);
+        const observed = submitObserver();
         const done = (outcome: SubmitOutcome) => {
+          observed(outcome);
           clearTimeout(timer);
           this.inFlight.delete(id);
           resolve(outcome);

@@ -16,6 +16,7 @@ import {
   type MessageState,
 } from '@seed/sms-batch-domain';
 import { messageStreamId, type CarrierReceipt, type MessageSentV1 } from '@seed/sms-batch-contracts';
+import { countLifecycleEvents } from './message-lifecycle.metrics';
 
 /**
  * A decision to record: about a known message, or a receipt whose message is found by carrier id.
@@ -51,7 +52,7 @@ const MAX_REMEMBERED_CARRIER_IDS = 200_000;
 /** A message's folded state, and the trace its events carry on (the submission's, once sent). */
 type CachedState = { version: number; state: MessageState; traceparent: string | null };
 /** What a committed flush leaves to remember: folded states, and the carrier ids it recorded. */
-type Committed = { states: [string, CachedState][]; sent: { key: string; umid: string }[]; types: string[] };
+type Committed = { states: [string, CachedState][]; sent: { key: string; umid: string }[]; types: string[]; events: MessageLifecycleEvent[] };
 
 const isFinal = (state: MessageState): boolean => state.status === 'delivered' || state.status === 'undelivered';
 
@@ -135,7 +136,7 @@ export class MessageLifecycleWriter {
   }
 
   private async sweepOnce(): Promise<number> {
-    let remembered: Committed = { states: [], sent: [], types: [] };
+    let remembered: Committed = { states: [], sent: [], types: [], events: [] };
     const count = await this.dataSource.transaction(async (tx) => {
       const rows = rowsOf<{ receipt: CarrierReceipt; parked_at: Date }>(
         await tx.query(
@@ -323,11 +324,13 @@ export class MessageLifecycleWriter {
         [JSON.stringify(toPark.map((receipt) => ({ key: carrierIdKey(receipt.carrierMessageId), receipt })))],
       );
     }
-    return { states: toRemember, sent, types: [...new Set(changed.flatMap(([, e]) => e.events.map((ev) => ev.type)))] };
+    const events = changed.flatMap(([, e]) => e.events);
+    return { states: toRemember, sent, types: [...new Set(events.map((ev) => ev.type))], events };
   }
 
   /** Committed: the folded states are now what the streams hold, the carrier ids what the table holds. */
-  private remember({ states, sent }: Committed): void {
+  private remember({ states, sent, events }: Committed): void {
+    countLifecycleEvents(events);
     for (const { key, umid } of sent) {
       this.carrierIds.delete(key); // re-inserted at the end: the newest entries are evicted last
       this.carrierIds.set(key, umid);

@@ -8,6 +8,7 @@ import { SealedTexts } from '../sealed-texts';
 import type { SmsBatchConfig } from '../sms-batch.config';
 import { MessageLifecycleWriter } from './message-lifecycle.writer';
 import { MessageSender } from './message-sender';
+import { OutboundQueueMetrics } from './outbound-queue.metrics';
 import { OutboundQueueRepository } from './outbound-queue.repository';
 
 const PARKED_SWEEP_MS = 5000;
@@ -30,6 +31,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
       providers: [
         MessageLifecycleWriter,
         OutboundQueueRepository,
+        OutboundQueueMetrics,
         {
           provide: SmppCarrierPool,
           inject: [MessageLifecycleWriter, LOGGER],

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { MessageHeader } from '@seed/contracts';
 import { isPermanentDatabaseError } from '@seed/platform-event-store';
-import { deadLetterTopic, IntervalOffsetCommitter, startConsumer, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
+import { consumerDeadLetters, deadLetterTopic, IntervalOffsetCommitter, startConsumer, unprefixedTopic, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery, HoldOffer } from '../sending/delivery-store';
@@ -148,6 +148,7 @@ export class StatusEventConsumer {
         headers: { ...headers, [MessageHeader.DeadLetterReason]: reason, [MessageHeader.DeadLetterSourceTopic]: topic },
       },
     ]);
+    consumerDeadLetters.inc({ group: INTAKE_GROUP, topic: unprefixedTopic(topic, this.connection.settings.prefix) });
     this.logger.error({ topic, offset: message.offset, reason }, 'record of the status topic dead-lettered');
   }
 }

@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { AttemptOutcome } from '@seed/webhook-dispatcher-domain';
 import { isAllowedHost, isIpLiteral, refusalOfAddress, type AllowedHost } from '@seed/webhook-dispatcher-domain';
 import { guardedLookup, systemResolver, TargetRefusedError, type Resolver } from './guarded-lookup';
+import { timedAttempt } from './webhook-attempt.metrics';
 
 export interface HttpClientOptions {
   timeoutMs: number;
@@ -46,7 +47,7 @@ export class WebhookHttpClient {
       const refusal = refusalOfAddress(target.hostname);
       if (refusal) return { kind: 'refused', reason: refusal };
     }
-    return this.send(target, secure, allowed, body, headers);
+    return timedAttempt(this.send(target, secure, allowed, body, headers));
   }
 
   destroy(): void {

@@ -1,5 +1,7 @@
 export * from './command-bus';
 export * from './command-server';
+export * from './consumer-groups';
+export * from './consumer.metrics';
 export * from './consumer-settings';
 export * from './interval-offset-committer';
 export * from './kafka-connection';

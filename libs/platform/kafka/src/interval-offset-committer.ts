@@ -1,5 +1,6 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { consumerGroups } from './consumer-groups';
 
 interface NextOffset {
   topic: string;
@@ -27,7 +28,8 @@ export class IntervalOffsetCommitter {
 
   constructor(
     private readonly logger: Logger,
-    private readonly groupId: string,
+    /** The consumer group, before KAFKA_TOPIC_PREFIX. */
+    readonly groupId: string,
     private readonly intervalMs = 1000,
   ) {}
 
@@ -44,6 +46,7 @@ export class IntervalOffsetCommitter {
 
   /** The consumer never got going (its start failed): stop the timer, commit nothing. */
   abandon(): void {
+    consumerGroups.stopped(this);
     clearInterval(this.timer);
     this.toCommit.clear();
   }
@@ -68,6 +71,7 @@ export class IntervalOffsetCommitter {
    * the partitions starts after it. The caller disconnects the consumer afterwards.
    */
   async stop(consumer: Consumer, topics: readonly string[]): Promise<void> {
+    consumerGroups.stopped(this);
     clearInterval(this.timer);
     try {
       consumer.pause(topics.map((topic) => ({ topic })));

@@ -2,6 +2,7 @@ import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { MessageHeader } from '@seed/contracts';
 import { CONSUMER_SETTINGS } from './consumer-settings';
+import { consumerDeadLetters, recordHandlingFailures, recordHandlingSeconds, typeLabel, unprefixedTopic, type HandlingOutcome } from './consumer.metrics';
 import { IntervalOffsetCommitter } from './interval-offset-committer';
 import type { KafkaConnection } from './kafka-connection';
 import { toIncomingRecord, type IncomingRecord } from './kafka-record';
@@ -64,6 +65,8 @@ export class ResilientConsumer {
   }
 
   async start(handler: RecordHandler): Promise<void> {
+    // Dead letters count from 0, so that the first one is an increase Prometheus can see.
+    for (const topic of this.options.topics) consumerDeadLetters.inc({ group: this.options.groupId, topic }, 0);
     const consumer = this.connection.kafka.consumer({
       groupId: this.connection.group(this.options.groupId),
       ...CONSUMER_SETTINGS,
@@ -105,18 +108,28 @@ export class ResilientConsumer {
     let lastError: unknown;
     let permanent = false;
     const started = Date.now();
+    const type = typeLabel(record.headers[MessageHeader.MessageType]);
+    const ended = (outcome: HandlingOutcome) => recordHandlingSeconds.observe({ group: this.options.groupId, type, outcome }, (Date.now() - started) / 1000);
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       try {
         await handler(record);
+        ended('ok');
         return;
       } catch (error) {
         lastError = error;
+        recordHandlingFailures.inc({ group: this.options.groupId, type });
         if (error instanceof PermanentMessageError || this.options.isPermanent?.(error)) {
           permanent = true;
           break;
         }
-        if (this.stopping) throw error; // not committed: the next owner of the partition gets it again
-        if (await this.answeredUnavailable(record, error, started)) return;
+        if (this.stopping) {
+          ended('abandoned');
+          throw error; // not committed: the next owner of the partition gets it again
+        }
+        if (await this.answeredUnavailable(record, error, started)) {
+          ended('unavailable');
+          return;
+        }
         const delay = Math.min(100 * 2 ** (attempt - 1), 5000);
         this.logger.warn({ err: error, topic: record.topic, offset: record.offset, attempt, delay }, 'record failed; retrying');
         await sleep(delay);
@@ -124,6 +137,7 @@ export class ResilientConsumer {
       }
     }
     await this.deadLetter(record, lastError, permanent);
+    ended('dead_lettered');
   }
 
   private async answeredUnavailable(record: IncomingRecord, error: unknown, started: number): Promise<boolean> {
@@ -150,6 +164,7 @@ export class ResilientConsumer {
         },
       },
     ]);
+    consumerDeadLetters.inc({ group: this.options.groupId, topic: unprefixedTopic(record.topic, this.connection.settings.prefix) });
     this.logger.error({ topic: record.topic, offset: record.offset, reason }, 'record dead-lettered');
     await this.options.onDeadLetter?.(record, reason, permanent);
   }

@@ -1,4 +1,5 @@
 import type { Consumer, ConsumerRunConfig } from 'kafkajs';
+import { consumerGroups } from './consumer-groups';
 import type { IntervalOffsetCommitter } from './interval-offset-committer';
 
 /**
@@ -12,6 +13,8 @@ export async function startConsumer(consumer: Consumer, committer: IntervalOffse
     for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
     committer.start(consumer);
     await consumer.run(run);
+    // Its lag is read for /metrics until the committer stops.
+    consumerGroups.started(committer, { groupId: committer.groupId, topics });
   } catch (error) {
     committer.abandon();
     await consumer.disconnect().catch(() => undefined);

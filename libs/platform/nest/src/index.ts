@@ -1,4 +1,5 @@
 export * from './health.controller';
+export * from './metrics';
 export * from './platform.module';
 export * from './platform.tokens';
 export * from './service-lifecycle';

@@ -5,6 +5,7 @@ import type { PlatformConfig } from '@seed/platform-config';
 import { EventStore, PreparedStatementClient, ProcessedMessages } from '@seed/platform-event-store';
 import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
 import { HealthController } from './health.controller';
+import { PlatformMetrics } from './metrics/platform-metrics';
 import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
 import { ServiceLifecycle } from './service-lifecycle';
 import { ServiceSchema } from './service-schema';
@@ -63,6 +64,7 @@ export class PlatformModule {
         { provide: MessageProducer, useFactory: (c: KafkaConnection) => new MessageProducer(c), inject: [KafkaConnection] },
         SubscriptionRegistry,
         ServiceLifecycle,
+        PlatformMetrics,
       ],
       exports: [StartDeadline, LOGGER, SERVICE_DEFINITION, ServiceSchema, EventStore, ProcessedMessages, KafkaConnection, MessageProducer, SubscriptionRegistry],
     };

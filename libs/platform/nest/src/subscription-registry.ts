@@ -30,6 +30,11 @@ export class SubscriptionRegistry implements BeforeApplicationShutdown {
     return subscription;
   }
 
+  /** The names of the followers registered here (their checkpoints are kept under them). */
+  names(): string[] {
+    return this.subscriptions.map((s) => s.name);
+  }
+
   startAll(): void {
     this.started = true;
     for (const s of this.subscriptions) s.start();

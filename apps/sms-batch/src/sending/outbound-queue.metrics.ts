@@ -1,0 +1,48 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { quoteSchema } from '@seed/platform-event-store';
+import { boundedQuery, LOGGER, SampledGauge, ScrapeSample, ServiceSchema } from '@seed/platform-nest';
+
+const dueMessages = new SampledGauge({
+  name: 'sms_batch_outbound_queue_due_messages',
+  help: 'Messages of the outbound queue that are due and held by no sender (to send now, or again after a refusal or a lease that ran out)',
+});
+const oldestDueSeconds = new SampledGauge({
+  name: 'sms_batch_outbound_queue_oldest_due_age_seconds',
+  help: 'How long the longest-waiting due message of the outbound queue has been due (0 when none is)',
+});
+
+/**
+ * The outbound queue's depth and age, for the dashboard and the queue-age alert. One range scan of
+ * the due index (`outbound_queue_due`, on next_attempt_at): only rows due now, since a claimed row's
+ * due time is moved forward by its lease, and rows scheduled later lie past the range. At most one
+ * query per 5 s, whatever the scrapes.
+ */
+@Injectable()
+export class OutboundQueueMetrics implements OnModuleInit, OnApplicationShutdown {
+  private detach: (() => void)[] = [];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly schema: ServiceSchema,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    const sql = `SELECT count(*)::float8 AS due, coalesce(extract(epoch FROM now() - min(next_attempt_at)), 0)::float8 AS oldest
+                   FROM ${quoteSchema(this.schema.name)}.outbound_queue WHERE next_attempt_at <= now()`;
+    const sample = new ScrapeSample(async () => (await boundedQuery<{ due: number; oldest: number }>(this.dataSource, sql))[0], {
+      onError: (error) => this.logger.debug({ err: error }, 'metrics: outbound queue not read'),
+    });
+    const value = (key: 'due' | 'oldest') => async () => {
+      const row = await sample.current();
+      return row ? [{ labels: {}, value: Math.max(0, Number(row[key])) }] : undefined;
+    };
+    this.detach = [dueMessages.attach(value('due')), oldestDueSeconds.attach(value('oldest'))];
+  }
+
+  onApplicationShutdown(): void {
+    for (const detach of this.detach.splice(0)) detach();
+  }
+}

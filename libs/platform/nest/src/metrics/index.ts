@@ -1,0 +1,4 @@
+export * from './bounded-query';
+export * from './platform-metrics';
+export * from './sampled-gauge';
+export * from './scrape-sample';
