@@ -131,7 +131,7 @@ describe('queue', () => {
     await ds.transaction((tx) => intake.accept(tx, [event('MessageSent', r, 2)]));
     expect((await deliveries.claim(10_000, 60_000, [new URL(url).origin])).filter((d) => d.url === url)).toEqual([]);
     const [claimed] = (await deliveries.claim(10_000, 60_000, [])).filter((d) => d.url === url);
-    await deliveries.release([{ deliveryId: claimed!.deliveryId, dueAt: new Date(Date.now() + 60_000) }]);
+    await deliveries.release([{ deliveryId: claimed!.deliveryId, leaseToken: claimed!.leaseToken, dueAt: new Date(Date.now() + 60_000) }]);
     expect((await deliveries.claim(10_000, 60_000, [])).filter((d) => d.url === url)).toEqual([]);
   });
 

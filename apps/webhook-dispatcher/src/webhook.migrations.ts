@@ -1,11 +1,13 @@
 import type { Migration } from '@seed/platform-event-store';
+import { endpointStateFunctions } from './sending/endpoint-state.sql';
 
 /**
  * State of the dispatcher besides its event log, written in the same transaction as the events
  * it follows from: `account_webhooks` (each account's default URL and sealed secrets, the fold of
  * its settings stream) and `deliveries` (each delivery's fold: the admin API's read model and the
  * sender's queue; a claim moves `next_attempt_at` forward by the lease, so a dispatcher that dies
- * hands its deliveries back).
+ * hands its deliveries back) and `delivery_endpoints` (per endpoint, what every replica shares:
+ * its circuit breaker and the sending slots each replica holds).
  */
 export const webhookMigrations: Migration[] = [
   {
@@ -92,6 +94,23 @@ export const webhookMigrations: Migration[] = [
     statements: (s) => [
       `CREATE INDEX IF NOT EXISTS deliveries_claimable ON ${s}.deliveries (origin, next_attempt_at) WHERE state = 'pending' AND next_attempt_at < 'infinity'`,
       `DROP INDEX IF EXISTS ${s}.deliveries_due_by_origin`,
+    ],
+  },
+  {
+    // Per-endpoint concurrency and the circuit breaker hold across replicas: both live in the
+    // endpoint's row (the breaker as consecutive failures and open-until, counted in versions so a
+    // replica never takes an older reading for a newer one; the sending slots as a grant per
+    // replica), changed under the row's lock by the claim and by recorded outcomes.
+    // Room on the row's page keeps those updates heap-only (the table has only its key's index).
+    id: '007-shared-endpoint-state',
+    statements: (s) => [
+      `ALTER TABLE ${s}.delivery_endpoints
+         ADD COLUMN IF NOT EXISTS failures integer NOT NULL DEFAULT 0,
+         ADD COLUMN IF NOT EXISTS open_until timestamptz,
+         ADD COLUMN IF NOT EXISTS breaker_version bigint NOT NULL DEFAULT 0,
+         ADD COLUMN IF NOT EXISTS slot_grants jsonb NOT NULL DEFAULT '{}'`,
+      `ALTER TABLE ${s}.delivery_endpoints SET (fillfactor = 50)`,
+      ...endpointStateFunctions(s),
     ],
   },
 ];

@@ -62,7 +62,7 @@ runClaimBench({
         return { rows: released };
       }
       const claimed = await store.claim(BATCH, LEASE_MS, op === 'claim-excluded' ? [DOWN] : []);
-      return { rows: claimed.length, handBack: () => store.release(claimed.map((c) => ({ deliveryId: c.deliveryId, dueAt: null }))) };
+      return { rows: claimed.length, handBack: () => store.release(claimed.map((c) => ({ deliveryId: c.deliveryId, leaseToken: c.leaseToken, dueAt: null }))) };
     };
   },
 }).catch((error: unknown) => {

@@ -146,6 +146,40 @@ describe('delivery queue', () => {
     expect(seen.filter((b) => b.includes(late))).toHaveLength(1);
   });
 
+  it('a replica whose lease ran out can neither hand back nor record over the claim that holds it now', async () => {
+    await accept([change(randomUUID(), 'MessageSent', 'http://fenced.example/dlr')]);
+    const stalled = new DeliveryStore(ds, new EventStore(schema), new ServiceSchema(schema));
+    const [first] = await stalled.claim(10, 100);
+    await new Promise((r) => setTimeout(r, 150));
+    const [second] = await deliveries.claim(10, LEASE);
+    const id = first?.deliveryId as string;
+    expect(second?.deliveryId).toBe(id);
+    expect(second?.leaseToken).not.toBe(first?.leaseToken);
+    // The stalled replica comes back: its hand-back and its outcome leave the new claim alone.
+    await stalled.release([{ deliveryId: id, leaseToken: first?.leaseToken as string, dueAt: null }]);
+    expect(await deliveries.claim(10, LEASE)).toEqual([]);
+    const at = new Date().toISOString();
+    const outcome = { type: 'RecordOutcome' as const, deliveryId: id, outcome: { kind: 'failure' as const, statusCode: 503, timedOut: false, error: 'HTTP 503' }, at, random: 0, policy: { baseDelayMs: 1, maxDelayMs: 1, maxAgeMs: 86_400_000 } };
+    expect(await stalled.decide([outcome], at, { leaseTokens: new Map([[id, first?.leaseToken as string]]) })).toMatchObject({ decided: [], fenced: [id] });
+    expect(await deliveries.claim(10, LEASE)).toEqual([]);
+    expect(await deliveries.decide([outcome], at, { leaseTokens: new Map([[id, second?.leaseToken as string]]) })).toMatchObject({ decided: [id], fenced: [] });
+  });
+
+  it('two replicas taking up the same events at once (a partition moving between them) schedule each change once', async () => {
+    const other = new DeliveryIntake(
+      new DeliveryStore(ds, new EventStore(schema), new ServiceSchema(schema)),
+      new AccountWebhooksStore(new EventStore(schema), new ServiceSchema(schema)),
+      new SecretSealer(parseKeyring(testKeyring())),
+      new ServiceSchema(schema),
+      testLogger(),
+    );
+    const events = Array.from({ length: 50 }, () => change(randomUUID(), 'MessageSent', 'http://twice.example/dlr'));
+    const counts = await Promise.all([accept(events), ds.transaction((tx) => other.accept(tx, events))]);
+    expect(counts[0] + counts[1]).toBe(50);
+    const [row] = await ds.query(`SELECT count(*)::int AS n FROM "${schema}".deliveries WHERE origin = 'http://twice.example'`);
+    expect(row.n).toBe(50);
+  });
+
   it('a re-driven change goes first again: later changes of its message wait behind it', async () => {
     const umid = randomUUID();
     await accept([change(umid, 'MessageSent', 'http://a.example/dlr')]);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { affectedRows, EventStore, PLAN_EACH_CALL, quoteSchema, rowsOf, type AppendMetadata, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
@@ -7,58 +8,66 @@ import {
   decideDelivery,
   deliveryStreamId,
   evolveDelivery,
+  type BreakerPolicy,
   type DeliveryCommand,
-  type DeliveryEvent,
   type DeliveryScheduledV1,
   type DeliveryState,
+  type OutcomeRun,
 } from '@seed/webhook-dispatcher-domain';
+import { claimedOf, originOf, type ClaimedDelivery, type ClaimedRow, type HoldOffer } from './claimed-delivery';
+import { DeliveryClaimer, type Claim, type ClaimRequest } from './delivery-claim';
+import { foldOf, type Fold } from './delivery-fold';
 
-/** A delivery the sender holds: what to send where, and how often it was tried. */
-export interface ClaimedDelivery {
-  deliveryId: string;
-  accountId: string;
-  url: string;
-  origin: string;
-  body: string;
-  attempts: number;
-  claimedAt: number;
-}
-
-/**
- * The sender's offer to take deliveries straight from the transaction that makes them due (a new
- * one, or the next change of a message whose earlier one ended), leased to it as a claim would:
- * `take(origin)` answers whether it has room for one more of that endpoint, and counts it. What it
- * takes reaches it only after the commit; what it declines stays due for the claim.
- */
-export interface HoldOffer {
-  leaseMs: number;
-  take(origin: string): boolean;
-}
-
-/** Once a second a claim reads every endpoint's due rows from the front (see DeliveryStore.claim). */
-const FULL_SCAN_EVERY_MS = 1000;
-const FLOOR_MARGIN_MS = 1000;
+export { originOf, type ClaimedDelivery, type HoldOffer } from './claimed-delivery';
 
 const SYSTEM_META = (at: string): AppendMetadata => ({ correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });
 
-/** The origin an endpoint is limited and broken by: scheme, host and port. */
-export function originOf(url: string): string {
-  return new URL(url).origin;
+/** How a decision is limited, and what else it records in its transaction. */
+export interface DecideOptions {
+  /** Only deliveries of this account (the admin API's commands). */
+  accountId?: string;
+  /**
+   * The claims the outcomes were attempted under (delivery id -> lease token): a delivery whose row
+   * no longer carries its token was claimed anew by another replica, and is left to it.
+   */
+  leaseTokens?: ReadonlyMap<string, string>;
+  /** What the attempts say of their endpoints, recorded on the shared breakers (by origin). */
+  breakers?: { runs: ReadonlyMap<string, OutcomeRun>; policy: BreakerPolicy };
 }
+
+/** An endpoint's breaker as read: open-until from the reading's end (null: closed), and its version (each change adds one). */
+export interface BreakerReading {
+  failures: number;
+  openInMs: number | null;
+  version: number;
+}
+
+/** What a decision changed: the deliveries decided, and the next changes it handed to the offer. */
+export interface Decided {
+  decided: string[];
+  held: ClaimedDelivery[];
+  /** Outcomes not recorded: their delivery is held by another replica's claim now. */
+  fenced: string[];
+  /** The breakers of the outcomes' endpoints, after them. */
+  breakers: Map<string, BreakerReading>;
+}
+
+const nothingDecided = (fenced: string[] = []): Decided => ({ decided: [], held: [], fenced, breakers: new Map() });
 
 /**
  * Deliveries: their events (`webhook-delivery-<id>` streams) and their fold in `deliveries`,
- * which is both the admin API's read model and the sender's queue. Every write handles many
- * deliveries in one transaction and one bulk statement per table. The queue's scans (claims, the
- * pending changes of messages) are planned on each call (PLAN_EACH_CALL): their pending rows go
- * from none to thousands within seconds.
+ * which is both the admin API's read model and the sender's queue, and the endpoints' shared state
+ * (`delivery_endpoints`: breaker and sending slots). Every write handles many deliveries in one
+ * transaction and one bulk statement per table. The queue's scans (claims, the pending changes of
+ * messages) are planned on each call (PLAN_EACH_CALL): their pending rows go from none to
+ * thousands within seconds.
  */
 @Injectable()
 export class DeliveryStore {
   private readonly s: string;
-  /** Per endpoint: where the next claim starts reading its due rows (see claim). */
-  private readonly floors = new Map<string, string>();
-  private floorsSetAt = 0;
+  private readonly claimer: DeliveryClaimer;
+  /** The slot holder of claims made without a sender (tools and tests). */
+  private readonly holder = `store-${randomUUID()}`;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -66,6 +75,7 @@ export class DeliveryStore {
     schema: ServiceSchema,
   ) {
     this.s = quoteSchema(schema.name);
+    this.claimer = new DeliveryClaimer(dataSource, this.s);
   }
 
   /**
@@ -87,29 +97,41 @@ export class DeliveryStore {
       const isBlocked = blocked.has(d.deliveryId);
       return { ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin, scheduled_at: d.scheduledAt, blocked: isBlocked, held: !isBlocked && offer !== undefined && offer.take(origin) };
     });
-    // A held row's lease is its due time moved forward, as a claim does.
-    await db.query(
-      `INSERT INTO ${this.s}.deliveries (delivery_id, account_id, umid, sequence, url, origin, body, state, attempts, version,
-                                         window_start, next_attempt_at, lease_until, created_at)
-       SELECT delivery_id, account_id, umid, sequence, url, origin, body, 'pending', 0, 1, scheduled_at,
-              CASE WHEN blocked THEN 'infinity'::timestamptz WHEN held THEN now() + make_interval(secs => $2::double precision / 1000) ELSE scheduled_at END,
-              CASE WHEN held THEN now() END, scheduled_at
-         FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, account_id text, umid text, sequence int, url text, origin text,
-              body text, scheduled_at timestamptz, blocked boolean, held boolean)`,
-      [JSON.stringify(rows), offer?.leaseMs ?? 0],
+    // A held row's lease is its due time moved forward, as a claim does; its token is the
+    // transaction's time, which the statement answers once.
+    const [inserted] = rowsOf<{ lease_token: string }>(
+      await db.query(
+        `WITH inserted AS (
+           INSERT INTO ${this.s}.deliveries (delivery_id, account_id, umid, sequence, url, origin, body, state, attempts, version,
+                                             window_start, next_attempt_at, lease_until, created_at)
+           SELECT delivery_id, account_id, umid, sequence, url, origin, body, 'pending', 0, 1, scheduled_at,
+                  CASE WHEN blocked THEN 'infinity'::timestamptz WHEN held THEN now() + make_interval(secs => $2::double precision / 1000) ELSE scheduled_at END,
+                  CASE WHEN held THEN now() END, scheduled_at
+             FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, account_id text, umid text, sequence int, url text, origin text,
+                  body text, scheduled_at timestamptz, blocked boolean, held boolean))
+         SELECT now()::text AS lease_token`,
+        [JSON.stringify(rows), offer?.leaseMs ?? 0],
+      ),
     );
+    const leaseToken = inserted?.lease_token ?? '';
     return rows
       .filter((r) => r.held)
-      .map((r) => ({ deliveryId: r.deliveryId, accountId: r.accountId, url: r.url, origin: r.origin, body: r.body, attempts: 0, claimedAt }));
+      .map((r) => ({ deliveryId: r.deliveryId, accountId: r.accountId, url: r.url, origin: r.origin, body: r.body, attempts: 0, claimedAt, leaseToken }));
   }
 
   /**
    * Every endpoint a delivery ever went to is in `delivery_endpoints`, the list the claim walks
-   * (rows are never removed). DO NOTHING takes no lock: concurrent intake transactions do not wait
-   * for each other here; one index probe per endpoint of the chunk.
+   * (rows are never removed). Only origins not there yet are inserted: an existing row is being
+   * updated by claims and recorded outcomes, and an insert that conflicted with an update in
+   * progress would wait for it, under the locks intake holds on the messages' pending rows.
    */
   private async ensureEndpoints(db: SqlExecutor, origins: readonly string[]): Promise<void> {
-    await db.query(`INSERT INTO ${this.s}.delivery_endpoints (origin) SELECT DISTINCT unnest($1::text[]) ON CONFLICT DO NOTHING`, [[...new Set(origins)]]);
+    await db.query(
+      `INSERT INTO ${this.s}.delivery_endpoints (origin)
+       SELECT o FROM unnest($1::text[]) AS o WHERE NOT EXISTS (SELECT 1 FROM ${this.s}.delivery_endpoints e WHERE e.origin = o)
+       ON CONFLICT DO NOTHING`,
+      [[...new Set(origins)]],
+    );
   }
 
   /**
@@ -154,12 +176,16 @@ export class DeliveryStore {
     const held = released.filter((r) => offer.take(r.origin));
     if (held.length === 0) return [];
     const claimedAt = Date.now();
-    await db.query(
-      `UPDATE ${this.s}.deliveries SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
-        WHERE delivery_id = ANY($1::uuid[])`,
-      [held.map((r) => r.delivery_id), offer.leaseMs],
+    const [leased] = rowsOf<{ lease_token: string }>(
+      await db.query(
+        `WITH leased AS (
+           UPDATE ${this.s}.deliveries SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
+            WHERE delivery_id = ANY($1::uuid[]))
+         SELECT now()::text AS lease_token`,
+        [held.map((r) => r.delivery_id), offer.leaseMs],
+      ),
     );
-    return held.map((r) => claimedOf(r, claimedAt));
+    return held.map((r) => claimedOf({ ...r, lease_token: leased?.lease_token ?? '' }, claimedAt));
   }
 
   /** Puts every unheld pending change of these messages that is not their earliest pending one back to wait. */
@@ -206,129 +232,89 @@ export class DeliveryStore {
   }
 
   /**
-   * Due deliveries nobody holds, leased for `leaseMs`, skipping endpoints the sender cannot take
-   * more for. One message's changes reach the endpoint in order because only the earliest pending
-   * change of a message is ever due: later ones wait at 'infinity' (schedule) until it ends
-   * (releaseNext), so the claim needs no look at other rows. SKIP LOCKED lets replicas share the queue.
-   *
-   * The claim costs O(endpoints + batch), whatever the backlog, the planner's statistics or the
-   * dead index entries: the endpoints come from `delivery_endpoints`; each one's due rows are read
-   * from its own range of the due index (origin, next_attempt_at), from the floor this store keeps
-   * for it (`deliveries_claimable`, which holds no waiting row); each endpoint with due rows gets an equal share of the batch, and none more than
-   * `perEndpoint.cap` minus what the sender already holds of it (`perEndpoint.held`, by origin):
-   * taking one endpoint's whole backlog would leave no room for the others while it is slow.
-   *
-   * The floor: every delivery that ends, and every claim, leaves a dead entry at the front of its
-   * endpoint's range until vacuum removes it, and while any transaction holds the cleanup horizon
-   * back (an ANALYZE of a big table, seconds) each one costs a heap visit. A claim read from the
-   * very front stepped over tens of thousands of them (23,000 buffers a claim, 4x slower end to
-   * end). So each claim starts where the previous one found the endpoint's first due row (less a
-   * second, for transactions that commit late), and once a second a claim starts from the front,
-   * for rows skipped meanwhile (locked by another transaction when the claim passed).
+   * Due deliveries nobody holds, leased for `leaseMs`, skipping the excluded endpoints: the claim of
+   * tools and tests, as one replica that holds nothing yet, with `limit` as each endpoint's
+   * concurrency. The sender claims with `claimFor`.
    */
-  async claim(
-    limit: number,
-    leaseMs: number,
-    excludedOrigins: readonly string[],
-    perEndpoint: { cap: number; held: ReadonlyMap<string, number> } = { cap: limit, held: new Map() },
-  ): Promise<ClaimedDelivery[]> {
-    if (Date.now() - this.floorsSetAt > FULL_SCAN_EVERY_MS) {
-      this.floors.clear();
-      this.floorsSetAt = Date.now();
-    }
-    // The lease is the due time moved forward: a claimed row leaves the front of the due index, and
-    // comes back by itself if its holder dies. Sorts and sequential scans are priced out for this
-    // statement: the only plan left reads each endpoint's range of the due index in order. With
-    // statistics from a quiet moment (27 pending rows) the planner had preferred the message-order
-    // index filtered by endpoint, a scan of every pending row per endpoint (210,000 buffers a claim).
-    const result = await this.dataSource.transaction(async (tx) => {
-      await tx.query('SET LOCAL enable_sort = off');
-      await tx.query('SET LOCAL enable_seqscan = off');
-      return tx.query(
-        `${PLAN_EACH_CALL} WITH live AS (
-           SELECT e.origin, greatest(0, least($1::int, $4::int - COALESCE(($5::jsonb ->> e.origin)::int, 0))) AS room,
-                  COALESCE(($6::jsonb ->> e.origin)::timestamptz, '-infinity') AS floor
-             FROM ${this.s}.delivery_endpoints e
-            WHERE NOT (e.origin = ANY($3::text[]))),
-         due_now AS (
-           SELECT * FROM live o
-            WHERE o.room > 0
-              AND (SELECT 1 FROM ${this.s}.deliveries d WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at >= o.floor AND d.next_attempt_at <= now() AND d.next_attempt_at < 'infinity'
-                    ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL),
-         share AS (SELECT ceil($1::numeric / greatest(1, count(*)))::int AS n FROM due_now),
-         due AS (
-           SELECT c.delivery_id, c.next_attempt_at FROM due_now o CROSS JOIN share CROSS JOIN LATERAL (
-             SELECT d.delivery_id, d.next_attempt_at FROM ${this.s}.deliveries d
-              WHERE d.origin = o.origin AND d.state = 'pending' AND d.next_attempt_at >= o.floor AND d.next_attempt_at <= now() AND d.next_attempt_at < 'infinity'
-              ORDER BY d.next_attempt_at
-              LIMIT least(o.room, share.n)
-              FOR UPDATE SKIP LOCKED) c
-            ORDER BY c.next_attempt_at
-            LIMIT $1)
-         UPDATE ${this.s}.deliveries d SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
-           FROM due WHERE d.delivery_id = due.delivery_id
-         RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts, due.next_attempt_at AS was_due`,
-        [limit, leaseMs, excludedOrigins, perEndpoint.cap, JSON.stringify(Object.fromEntries(perEndpoint.held)), JSON.stringify(Object.fromEntries(this.floors))],
-      );
-    });
-    const rows = rowsOf<ClaimedRow & { was_due: Date }>(result);
-    const front = new Map<string, number>();
-    for (const r of rows) front.set(r.origin, Math.min(front.get(r.origin) ?? Infinity, new Date(r.was_due).getTime()));
-    for (const [origin, at] of front) this.floors.set(origin, new Date(at - FLOOR_MARGIN_MS).toISOString());
-    const now = Date.now();
-    return rows.map((r) => claimedOf(r, now));
+  async claim(limit: number, leaseMs: number, excludedOrigins: readonly string[] = []): Promise<ClaimedDelivery[]> {
+    return (await this.claimFor({ limit, leaseMs, excluded: excludedOrigins, holder: this.holder, concurrency: limit, endpoints: new Map() })).deliveries;
   }
 
-  /** Held but not tried (endpoint busy or its breaker open, or shutting down): due again at `dueAt`. */
-  async release(items: readonly { deliveryId: string; dueAt: Date | null }[]): Promise<void> {
+  /** A sender's claim: deliveries, and its sending slots and the breakers of its endpoints (DeliveryClaimer). */
+  claimFor(request: ClaimRequest): Promise<Claim> {
+    return this.claimer.claim(request);
+  }
+
+  /**
+   * Held but not tried (endpoint busy or its breaker open, or shutting down): due again at `dueAt`.
+   * Only rows still held under the given claim: one claimed anew by another replica stays with it.
+   */
+  async release(items: readonly { deliveryId: string; leaseToken: string; dueAt: Date | null }[]): Promise<void> {
     if (items.length === 0) return;
     await this.dataSource.query(
       `UPDATE ${this.s}.deliveries d SET lease_until = NULL, next_attempt_at = COALESCE(r.due_at, now())
-         FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, due_at timestamptz)
-        WHERE d.delivery_id = r.delivery_id AND d.state = 'pending'`,
-      [JSON.stringify(items.map((i) => ({ delivery_id: i.deliveryId, due_at: i.dueAt?.toISOString() ?? null })))],
+         FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, lease_token timestamptz, due_at timestamptz)
+        WHERE d.delivery_id = r.delivery_id AND d.state = 'pending' AND d.lease_until = r.lease_token`,
+      [JSON.stringify(items.map((i) => ({ delivery_id: i.deliveryId, lease_token: i.leaseToken, due_at: i.dueAt?.toISOString() ?? null })))],
+    );
+  }
+
+  /** Hands back every sending slot `holder` holds (a sender that stops), so other replicas need not wait for them to run out. */
+  async releaseSlots(holder: string): Promise<void> {
+    await this.dataSource.query(
+      `WITH mine AS (SELECT origin FROM ${this.s}.delivery_endpoints WHERE slot_grants -> $1 IS NOT NULL ORDER BY origin FOR NO KEY UPDATE)
+       UPDATE ${this.s}.delivery_endpoints e SET slot_grants = e.slot_grants - $1 FROM mine WHERE e.origin = mine.origin`,
+      [holder],
     );
   }
 
   /**
    * Decides each command against its delivery's current state and writes the events and new folds,
-   * all in one transaction. Returns the ids of deliveries that were decided (others: nothing to do).
+   * all in one transaction, with what the attempts say of their endpoints' breakers. Returns the
+   * ids of deliveries that were decided (others: nothing to do, or fenced off).
+   *
+   * The breakers are changed in the statement that writes the folds (no round trip of their own):
+   * the rows that change are locked in origin order, so replicas recording outcomes for the same
+   * endpoints at once wait for each other in one order, and each applies its run to the other's
+   * result (`breaker_after`, the domain's afterOutcomes). A run of successes on a closed breaker
+   * without failures writes nothing.
    */
-  async decide(commands: readonly (DeliveryCommand & { deliveryId: string })[], at: string, filter: { accountId?: string } = {}, offer?: HoldOffer): Promise<Decided> {
-    if (commands.length === 0) return { decided: [], held: [] };
+  async decide(commands: readonly (DeliveryCommand & { deliveryId: string })[], at: string, options: DecideOptions = {}, offer?: HoldOffer): Promise<Decided> {
+    const runs = [...(options.breakers?.runs ?? [])].filter(([, r]) => r.reset || r.failures > 0).map(([origin, r]) => ({ origin, reset: r.reset, failures: r.failures }));
+    if (commands.length === 0 && runs.length === 0) return nothingDecided();
     return this.dataSource.transaction(async (tx) => {
-      const rows: StateRow[] = await tx.query(
-        `SELECT delivery_id, umid, state, attempts, version, window_start FROM ${this.s}.deliveries
-          WHERE delivery_id = ANY($1::uuid[]) AND ($2::text IS NULL OR account_id = $2) ORDER BY delivery_id FOR UPDATE`,
-        [[...new Set(commands.map((c) => c.deliveryId))], filter.accountId ?? null],
-      );
+      const rows: StateRow[] =
+        commands.length === 0
+          ? []
+          : await tx.query(
+              `SELECT d.delivery_id, d.umid, d.state, d.attempts, d.version, d.window_start,
+                      (t.token IS NOT NULL AND d.lease_until IS DISTINCT FROM t.token::timestamptz) AS fenced
+                 FROM ${this.s}.deliveries d LEFT JOIN jsonb_each_text($3::jsonb) AS t(delivery_id, token) ON t.delivery_id::uuid = d.delivery_id
+                WHERE d.delivery_id = ANY($1::uuid[]) AND ($2::text IS NULL OR d.account_id = $2) ORDER BY d.delivery_id FOR UPDATE OF d`,
+              [[...new Set(commands.map((c) => c.deliveryId))], options.accountId ?? null, JSON.stringify(Object.fromEntries(options.leaseTokens ?? []))],
+            );
       const byId = new Map(rows.map((r) => [r.delivery_id, r]));
       const appends: AppendToStream[] = [];
       const folds: Fold[] = [];
+      const fenced: string[] = [];
       // One decision per delivery and transaction (the sender never holds a delivery twice at once).
       for (const command of new Map(commands.map((c) => [c.deliveryId, c])).values()) {
         const row = byId.get(command.deliveryId);
         if (!row) continue;
+        if (row.fenced) {
+          fenced.push(row.delivery_id);
+          continue;
+        }
         const state: DeliveryState = { status: row.state, attempts: row.attempts, windowStart: new Date(row.window_start).toISOString() };
         const events = decideDelivery(command, state);
         if (events.length === 0) continue;
         appends.push({ streamId: deliveryStreamId(command.deliveryId), expectedVersion: row.version, events });
         folds.push(foldOf(command.deliveryId, row.version + events.length, events.reduce(evolveDelivery, state), events));
       }
-      if (appends.length === 0) return { decided: [], held: [] };
-      await this.store.append(tx, appends, SYSTEM_META(at));
-      await tx.query(
-        `UPDATE ${this.s}.deliveries d
-            SET state = f.state, attempts = f.attempts, version = f.version, window_start = f.window_start,
-                next_attempt_at = COALESCE(f.next_attempt_at, d.next_attempt_at), lease_until = NULL,
-                last_status = CASE WHEN f.touched_attempt THEN f.last_status ELSE d.last_status END,
-                last_error = CASE WHEN f.touched_attempt THEN f.last_error ELSE d.last_error END,
-                finished_at = f.finished_at
-           FROM jsonb_to_recordset($1::jsonb) AS f(delivery_id uuid, state text, attempts int, version int, window_start timestamptz,
-                next_attempt_at timestamptz, touched_attempt boolean, last_status int, last_error text, finished_at timestamptz)
-          WHERE d.delivery_id = f.delivery_id`,
-        [JSON.stringify(folds)],
-      );
+      if (appends.length === 0 && runs.length === 0) return nothingDecided(fenced);
+      if (appends.length > 0) await this.store.append(tx, appends, SYSTEM_META(at));
+      const breakers = await this.writeFoldsAndBreakers(tx, folds, runs, options.breakers?.policy);
+      if (folds.length === 0) return { ...nothingDecided(fenced), breakers };
       // The next change of each message whose delivery ended may go now.
       const ended = folds.filter((f) => f.state !== 'pending').map((f) => byId.get(f.delivery_id)?.umid as string);
       const held = await this.releaseNext(tx, [...new Set(ended)], offer);
@@ -336,24 +322,67 @@ export class DeliveryStore {
       // the earliest pending one, as if it had never ended (those already held finish as they are).
       const redriven = folds.filter((f) => f.state === 'pending' && byId.get(f.delivery_id)?.state !== 'pending').map((f) => byId.get(f.delivery_id)?.umid as string);
       await this.holdBehindEarlier(tx, [...new Set(redriven)]);
-      return { decided: folds.map((f) => f.delivery_id), held };
+      return { decided: folds.map((f) => f.delivery_id), held, fenced, breakers };
     });
   }
 
+  private async writeFoldsAndBreakers(
+    tx: SqlExecutor,
+    folds: readonly Fold[],
+    runs: readonly { origin: string; reset: boolean; failures: number }[],
+    policy: BreakerPolicy | undefined,
+  ): Promise<Map<string, BreakerReading>> {
+    const read = rowsOf<{ origin: string; failures: number; open_in_ms: number | null; version: string }>(
+      await tx.query(
+        `WITH runs AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS r(origin text, reset boolean, failures int)),
+         touched AS (
+           SELECT e.origin FROM ${this.s}.delivery_endpoints e JOIN runs r ON r.origin = e.origin
+            WHERE r.failures > 0 OR (r.reset AND (e.failures > 0 OR e.open_until IS NOT NULL))
+            ORDER BY e.origin FOR NO KEY UPDATE OF e),
+         changed AS (
+           UPDATE ${this.s}.delivery_endpoints e
+              SET (failures, open_until) = (SELECT b.new_failures, b.new_open_until FROM ${this.s}.breaker_after(e.failures, e.open_until, r.reset, r.failures, $3::int, $4::double precision) b),
+                  breaker_version = e.breaker_version + 1
+             FROM touched t JOIN runs r ON r.origin = t.origin
+            WHERE e.origin = t.origin
+           RETURNING e.origin, e.failures, (extract(epoch FROM e.open_until - now()) * 1000)::float8 AS open_in_ms, e.breaker_version AS version),
+         folded AS (
+           UPDATE ${this.s}.deliveries d
+              SET state = f.state, attempts = f.attempts, version = f.version, window_start = f.window_start,
+                  next_attempt_at = COALESCE(f.next_attempt_at, d.next_attempt_at), lease_until = NULL,
+                  last_status = CASE WHEN f.touched_attempt THEN f.last_status ELSE d.last_status END,
+                  last_error = CASE WHEN f.touched_attempt THEN f.last_error ELSE d.last_error END,
+                  finished_at = f.finished_at
+             FROM jsonb_to_recordset($1::jsonb) AS f(delivery_id uuid, state text, attempts int, version int, window_start timestamptz,
+                  next_attempt_at timestamptz, touched_attempt boolean, last_status int, last_error text, finished_at timestamptz)
+            WHERE d.delivery_id = f.delivery_id)
+         SELECT origin, failures, open_in_ms, version FROM changed
+         UNION ALL
+         SELECT e.origin, e.failures, (extract(epoch FROM e.open_until - now()) * 1000)::float8, e.breaker_version
+           FROM runs r JOIN ${this.s}.delivery_endpoints e ON e.origin = r.origin
+          WHERE r.origin NOT IN (SELECT origin FROM changed)`,
+        [JSON.stringify(folds), JSON.stringify(runs), policy?.failureThreshold ?? 1, policy?.cooldownMs ?? 0],
+      ),
+    );
+    return new Map(read.map((c) => [c.origin, { failures: c.failures, openInMs: c.open_in_ms, version: Number(c.version) }]));
+  }
+
   /**
-   * Dead-letters deliveries of the given endpoints (those whose circuit breaker is open) that no
-   * one holds and whose retry window has passed: such an endpoint gets one probe per cool-down, so
-   * its backlog would otherwise stay pending long after the window (a change waiting behind an
-   * earlier one follows once that one ended). Returns how many ended.
+   * Dead-letters deliveries of endpoints whose circuit breaker is open (or half-open, probing) that
+   * no one holds and whose retry window has passed: such an endpoint gets one probe per cool-down,
+   * so its backlog would otherwise stay pending long after the window (a change waiting behind an
+   * earlier one follows once that one ended). The breakers are the shared ones: any replica's
+   * sweep ends them. Returns how many ended.
    */
-  async expireHeldBack(origins: readonly string[], maxAgeMs: number, limit = 1000): Promise<number> {
-    if (origins.length === 0) return 0;
+  async expireHeldBack(maxAgeMs: number, limit = 1000): Promise<number> {
+    const broken: { origin: string }[] = await this.dataSource.query(`SELECT origin FROM ${this.s}.delivery_endpoints WHERE open_until IS NOT NULL`);
+    if (broken.length === 0) return 0;
     const rows: { delivery_id: string }[] = await this.dataSource.query(
       `${PLAN_EACH_CALL} SELECT delivery_id FROM ${this.s}.deliveries
         WHERE state = 'pending' AND origin = ANY($1::text[]) AND next_attempt_at < 'infinity' AND (lease_until IS NULL OR next_attempt_at <= now())
           AND window_start <= now() - make_interval(secs => $2::double precision / 1000)
         LIMIT $3`,
-      [origins, maxAgeMs, limit],
+      [broken.map((b) => b.origin), maxAgeMs, limit],
     );
     const at = new Date().toISOString();
     const detail = 'circuit breaker open: not tried again within the retry window';
@@ -396,6 +425,8 @@ interface StateRow {
   attempts: number;
   version: number;
   window_start: Date;
+  /** The outcome's claim is no longer the row's (see DecideOptions.leaseTokens). */
+  fenced: boolean;
 }
 
 interface DeadRow {
@@ -409,71 +440,4 @@ interface DeadRow {
   created_at: Date;
   finished_at: Date;
   body: string;
-}
-
-interface Fold {
-  delivery_id: string;
-  state: string;
-  attempts: number;
-  version: number;
-  window_start: string | null;
-  next_attempt_at: string | null;
-  touched_attempt: boolean;
-  last_status: number | null;
-  last_error: string | null;
-  finished_at: string | null;
-}
-
-function foldOf(deliveryId: string, version: number, state: DeliveryState, events: DeliveryEvent[]): Fold {
-  const fold: Fold = {
-    delivery_id: deliveryId,
-    state: state.status,
-    attempts: state.attempts,
-    version,
-    window_start: state.windowStart,
-    next_attempt_at: null,
-    touched_attempt: false,
-    last_status: null,
-    last_error: null,
-    finished_at: null,
-  };
-  for (const e of events) {
-    switch (e.type) {
-      case 'DeliveryAttemptFailed':
-        Object.assign(fold, { touched_attempt: true, last_status: e.data.statusCode, last_error: e.data.error, next_attempt_at: e.data.nextAttemptAt });
-        break;
-      case 'DeliverySucceeded':
-        Object.assign(fold, { touched_attempt: true, last_status: e.data.statusCode, last_error: null, finished_at: e.data.deliveredAt });
-        break;
-      case 'DeliveryDeadLettered':
-        fold.finished_at = e.data.deadLetteredAt;
-        if (e.data.reason === 'target-refused') Object.assign(fold, { touched_attempt: true, last_status: null, last_error: `target refused: ${e.data.detail}` });
-        break;
-      case 'DeliveryRedriven':
-        Object.assign(fold, { next_attempt_at: e.data.redrivenAt, finished_at: null });
-        break;
-      case 'DeliveryScheduled':
-        break;
-    }
-  }
-  return fold;
-}
-
-/** What a decision changed: the deliveries decided, and the next changes it handed to the offer. */
-export interface Decided {
-  decided: string[];
-  held: ClaimedDelivery[];
-}
-
-interface ClaimedRow {
-  delivery_id: string;
-  account_id: string;
-  url: string;
-  origin: string;
-  body: string;
-  attempts: number;
-}
-
-function claimedOf(r: ClaimedRow, claimedAt: number): ClaimedDelivery {
-  return { deliveryId: r.delivery_id, accountId: r.account_id, url: r.url, origin: r.origin, body: r.body, attempts: r.attempts, claimedAt };
 }

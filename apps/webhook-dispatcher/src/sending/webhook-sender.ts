@@ -1,26 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { WakeablePause } from '@seed/platform-event-store';
 import { WebhookHeader } from '@seed/webhook-dispatcher-contracts';
 import {
-  blockedUntil,
-  closedBreaker,
-  onFailure,
-  onNotTried,
-  onSuccess,
+  outcomeRun,
   signatureHeader,
-  tryPass,
+  waitingLine,
   type AttemptOutcome,
   type BreakerPolicy,
-  type BreakerState,
   type DeliveryCommand,
   type RetryPolicy,
 } from '@seed/webhook-dispatcher-domain';
-import type { ClaimedDelivery, DeliveryStore, HoldOffer } from './delivery-store';
+import type { ClaimedDelivery, HoldOffer } from './claimed-delivery';
+import type { BreakerReading, DeliveryStore } from './delivery-store';
+import { SendingEndpoint, type HeldDelivery } from './sending-endpoint';
 import type { WebhookHttpClient } from './webhook-http-client';
 
 export interface SenderOptions {
   /** Deliveries held at once: in flight, or waiting for their endpoint. */
   maxHeld: number;
+  /** Requests in flight to one endpoint at once, over all replicas. */
   endpointConcurrency: number;
   leaseMs: number;
   timeoutMs: number;
@@ -29,6 +29,8 @@ export interface SenderOptions {
   breaker: BreakerPolicy;
   /** How often the sweeps run (waiting deliveries left behind; held-back ones past their window). */
   sweepMs?: number;
+  /** This replica's name in the endpoints' slot grants; by default host, pid and a random part. */
+  holder?: string;
 }
 
 /** The clear signing secrets of an account valid now (current first), or [] when it has none. */
@@ -37,29 +39,33 @@ export type SecretsOf = (accountIds: readonly string[]) => Promise<Map<string, s
 const SWEEP_MS = 10_000;
 const SMALL_CLAIM = 64;
 const CLAIM_GATHER_MS = 10;
+/** With no room for more deliveries, a claim still runs this often: it renews and hands back slots. */
+const UPKEEP_MS = 1000;
 
-interface Endpoint {
-  inFlight: number;
-  waiting: ClaimedDelivery[];
-  breaker: BreakerState;
+interface Outcome {
+  delivery: ClaimedDelivery;
+  outcome: AttemptOutcome;
+  at: string;
 }
 
-/** Deliveries the sender holds for an endpoint: in flight, or waiting for it. */
-const heldBy = (endpoint: Endpoint): number => endpoint.inFlight + endpoint.waiting.length;
-
 /**
- * Sends due deliveries. Each endpoint (origin) has its own concurrency limit, waiting line and
- * circuit breaker, and the claim skips endpoints that are broken and takes for each no more than
- * its line has room for (twice its concurrency), so a slow or dead endpoint holds only its own
- * deliveries and never the room the others need. Outcomes are recorded in batches (one transaction for
- * all outcomes of the last few milliseconds); until then a delivery stays leased, so a crash
- * re-sends only deliveries whose 2xx was not yet recorded.
+ * Sends due deliveries. The limits of an endpoint (origin) hold across every replica: the claim
+ * grants this replica slots of the endpoint's concurrency and takes up no more deliveries than
+ * their waiting line, none while the shared breaker is open, and one probe across all replicas
+ * while it is half-open (DeliveryClaimer). The replica sends from its grant without asking again;
+ * each recorded failure answers the breaker's state before it sends there again. So a slow or dead
+ * endpoint holds only its own deliveries and never the room the others need. Outcomes are recorded
+ * in batches (one transaction for all outcomes of the last few milliseconds, with what they say of
+ * their endpoints' breakers); until then a delivery stays leased, so a crash re-sends only
+ * deliveries whose 2xx was not yet recorded.
  */
 export class WebhookSender {
-  private readonly endpoints = new Map<string, Endpoint>();
-  private readonly outcomes: { delivery: ClaimedDelivery; outcome: AttemptOutcome; at: string }[] = [];
-  private readonly toRelease: { deliveryId: string; dueAt: Date | null }[] = [];
+  private readonly endpoints = new Map<string, SendingEndpoint>();
+  private readonly outcomes: Outcome[] = [];
+  private readonly toRelease: { deliveryId: string; leaseToken: string; dueAt: Date | null }[] = [];
+  private readonly holder: string;
   private held = 0;
+  private lastClaimAt = 0;
   /** Where the stranded-delivery sweep goes on (it looks at a bounded slice of the queue each time). */
   private strandedCursor = '';
   private running = false;
@@ -74,7 +80,9 @@ export class WebhookSender {
     private readonly secretsOf: SecretsOf,
     private readonly logger: Logger,
     private readonly options: SenderOptions,
-  ) {}
+  ) {
+    this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
 
   start(): void {
     if (this.running) return;
@@ -83,19 +91,20 @@ export class WebhookSender {
     this.flushing = this.flushLoop();
   }
 
-  /** Stops claiming, lets requests in flight finish and records them, hands back what waited. */
+  /** Stops claiming, lets requests in flight finish and records them, hands back what waited and its slots. */
   async stop(): Promise<void> {
     this.running = false;
     this.pause.wake();
     await this.loop;
-    for (const endpoint of this.endpoints.values()) {
-      this.toRelease.push(...endpoint.waiting.map((d) => ({ deliveryId: d.deliveryId, dueAt: null })));
-      this.held -= endpoint.waiting.length;
-      endpoint.waiting = [];
-    }
+    for (const endpoint of this.endpoints.values()) this.handBack(endpoint.waiting.splice(0), null);
     while (this.held > 0) await new Promise((r) => setTimeout(r, 20));
     this.flushPause.wake();
     await this.flushing;
+    try {
+      await this.store.releaseSlots(this.holder);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'sending slots not handed back; they run out after the lease');
+    }
     this.http.destroy();
   }
 
@@ -114,7 +123,7 @@ export class WebhookSender {
           const { released, next } = await this.store.releaseStranded(this.strandedCursor);
           this.strandedCursor = next;
           if (released > 0) this.logger.warn({ released }, 'deliveries waiting behind ended ones released by the sweep');
-          const expired = await this.store.expireHeldBack(this.brokenOrigins(), this.options.retry.maxAgeMs);
+          const expired = await this.store.expireHeldBack(this.options.retry.maxAgeMs);
           if (expired > 0) this.logger.info({ expired }, 'deliveries of broken endpoints past their retry window dead-lettered');
         }
         claimed = await this.claimRound();
@@ -132,27 +141,29 @@ export class WebhookSender {
   }
 
   private async claimRound(): Promise<number> {
-    const room = this.options.maxHeld - this.held;
-    if (room <= 0) return 0;
-    const now = Date.now();
-    const cap = this.endpointCap();
-    const held = new Map([...this.endpoints].map(([origin, e]) => [origin, heldBy(e)]));
-    const excluded = [...this.endpoints.entries()]
-      .filter(([origin, e]) => (held.get(origin) ?? 0) >= cap || blockedUntil(e.breaker, now) !== null)
-      .map(([origin]) => origin);
-    const claimed = await this.store.claim(room, this.options.leaseMs, excluded, { cap, held });
-    await this.adopt(claimed);
-    return claimed.length;
-  }
-
-  private endpointCap(): number {
-    return this.options.endpointConcurrency * 2;
+    const room = Math.max(0, this.options.maxHeld - this.held);
+    const askedAt = Date.now();
+    if (room === 0 && (this.endpoints.size === 0 || askedAt - this.lastClaimAt < UPKEEP_MS)) return 0;
+    this.lastClaimAt = askedAt;
+    const concurrency = this.options.endpointConcurrency;
+    const endpoints = new Map([...this.endpoints].map(([origin, e]) => [origin, { held: e.held(), keep: e.keep(askedAt, concurrency, this.startMarginMs()) }]));
+    // Slots of endpoints this replica holds nothing of go back with this claim: from now on they
+    // are not used (an offer taking one meanwhile waits for the claim's answer).
+    for (const endpoint of this.endpoints.values()) if (endpoint.held() === 0) endpoint.slots = 0;
+    const excluded = [...endpoints].filter(([, e]) => e.held >= waitingLine(concurrency)).map(([origin]) => origin);
+    const claim = await this.store.claimFor({ limit: room, leaseMs: this.options.leaseMs, excluded, holder: this.holder, concurrency, endpoints });
+    const answeredAt = Date.now();
+    for (const reading of claim.endpoints) this.endpoint(reading.origin).readClaim(reading, askedAt, answeredAt);
+    await this.adopt(claim.deliveries);
+    for (const reading of claim.endpoints) this.pump(reading.origin);
+    return claim.deliveries.length;
   }
 
   /**
    * An offer for one transaction that makes deliveries due (intake, or the next change of a message
-   * after its earlier one ended): room as a claim would see it now, for endpoints whose breaker is
-   * closed. Deliveries it takes skip the claim: no query to find them, and nothing to scan past in
+   * after its earlier one ended): room as a claim would see it now, within the waiting line of the
+   * slots this replica holds (an endpoint it holds none of is left to the claim, which asks for
+   * them). Deliveries it takes skip the claim: no query to find them, and nothing to scan past in
    * the due index. A quarter of the free room at most per offer, since offers of concurrent
    * transactions do not see each other's takes.
    */
@@ -160,17 +171,15 @@ export class WebhookSender {
     if (!this.running) return undefined;
     let room = Math.floor((this.options.maxHeld - this.held) / 4);
     const now = Date.now();
-    const cap = this.endpointCap();
     const taken = new Map<string, number>();
     return {
       leaseMs: this.options.leaseMs,
       take: (origin) => {
-        if (room <= 0) return false;
         const endpoint = this.endpoints.get(origin);
-        if (endpoint && blockedUntil(endpoint.breaker, now) !== null) return false;
-        const count = (taken.get(origin) ?? 0) + (endpoint ? heldBy(endpoint) : 0);
-        if (count >= cap) return false;
-        taken.set(origin, (taken.get(origin) ?? 0) + 1);
+        if (room <= 0 || !endpoint) return false;
+        const count = taken.get(origin) ?? 0;
+        if (count >= endpoint.room(now, this.options.endpointConcurrency, this.startMarginMs())) return false;
+        taken.set(origin, count + 1);
         room--;
         return true;
       },
@@ -182,10 +191,12 @@ export class WebhookSender {
     if (held.length === 0) return;
     if (!this.running) {
       // Committed while stopping: handed straight back (else their leases would hold them a minute).
-      void this.store.release(held.map((d) => ({ deliveryId: d.deliveryId, dueAt: null }))).catch(() => undefined);
+      void this.store.release(held.map((d) => ({ deliveryId: d.deliveryId, leaseToken: d.leaseToken, dueAt: null }))).catch(() => undefined);
       return;
     }
-    void this.adopt([...held]).catch((error: unknown) => this.logger.error({ err: error }, 'held deliveries not taken; their leases give them back'));
+    void this.adopt([...held])
+      .then(() => new Set(held.map((d) => d.origin)).forEach((origin) => this.pump(origin)))
+      .catch((error: unknown) => this.logger.error({ err: error }, 'held deliveries not taken; their leases give them back'));
   }
 
   private async adopt(claimed: ClaimedDelivery[]): Promise<void> {
@@ -196,83 +207,73 @@ export class WebhookSender {
       secrets = await this.secretsOf([...new Set(claimed.map((d) => d.accountId))]);
     } catch (error) {
       this.held -= claimed.length;
-      await this.store.release(claimed.map((d) => ({ deliveryId: d.deliveryId, dueAt: null })));
+      await this.store.release(claimed.map((d) => ({ deliveryId: d.deliveryId, leaseToken: d.leaseToken, dueAt: null })));
       throw error;
     }
-    for (const delivery of claimed) {
-      const endpoint = this.endpoint(delivery.origin);
-      endpoint.waiting.push(Object.assign(delivery, { secrets: secrets.get(delivery.accountId) ?? [] }));
-      this.pump(delivery.origin);
-    }
+    for (const delivery of claimed) this.endpoint(delivery.origin).waiting.push(Object.assign(delivery, { secrets: secrets.get(delivery.accountId) ?? [] }));
   }
 
-  /** Endpoints whose breaker is open now. */
-  private brokenOrigins(): string[] {
-    const now = Date.now();
-    return [...this.endpoints].filter(([, e]) => blockedUntil(e.breaker, now) !== null).map(([origin]) => origin);
-  }
-
-  private endpoint(origin: string): Endpoint {
+  private endpoint(origin: string): SendingEndpoint {
     let endpoint = this.endpoints.get(origin);
     if (!endpoint) {
-      endpoint = { inFlight: 0, waiting: [], breaker: closedBreaker() };
+      endpoint = new SendingEndpoint();
       this.endpoints.set(origin, endpoint);
     }
     return endpoint;
   }
 
-  /** Starts waiting deliveries of one endpoint while it has room and its breaker lets them pass. */
+  /** A request is started only with this much of the grant left: it ends before the grant can. */
+  private startMarginMs(): number {
+    return this.options.timeoutMs + 1000;
+  }
+
+  /** Starts waiting deliveries of one endpoint while its slots, breaker and leases let them go. */
   private pump(origin: string): void {
-    const endpoint = this.endpoint(origin);
+    const endpoint = this.endpoints.get(origin);
+    if (!endpoint) return;
     // Stopping: what still waits is handed back by stop().
-    while (this.running && endpoint.waiting.length > 0 && endpoint.inFlight < this.options.endpointConcurrency) {
+    while (this.running && endpoint.waiting.length > 0) {
       const now = Date.now();
-      const until = blockedUntil(endpoint.breaker, now);
+      const until = endpoint.blockedUntil(now);
       if (until !== null) {
         this.handBack(endpoint.waiting.splice(0), new Date(until));
-        return;
+        break;
       }
-      const next = endpoint.waiting[0] as ClaimedDelivery & { secrets: string[] };
+      const next = endpoint.waiting[0] as HeldDelivery;
       // Held too long (a slow endpoint): its lease may run out mid-request and another dispatcher
-      // could take it. Give it back instead of risking a second concurrent send. (Checked before
-      // the breaker is asked, so that a delivery given back never takes the half-open probe.)
-      if (now - next.claimedAt > this.options.leaseMs - this.options.timeoutMs - 1000) {
+      // could take it. Give it back instead of risking a second concurrent send.
+      if (now - next.claimedAt > this.options.leaseMs - this.startMarginMs()) {
         this.handBack(endpoint.waiting.splice(0, 1), null);
         continue;
       }
-      const pass = tryPass(endpoint.breaker, now);
-      if (!pass.allowed) return; // half-open with its probe out: wait for the probe's outcome
-      endpoint.breaker = pass.state;
-      const delivery = endpoint.waiting.shift() as ClaimedDelivery & { secrets: string[] };
+      if (!endpoint.mayStart(now, this.options.endpointConcurrency, this.startMarginMs())) break;
+      endpoint.waiting.shift();
       endpoint.inFlight++;
-      void this.attempt(delivery).then((outcome) => {
-        endpoint.inFlight--;
-        this.held--;
-        if (outcome.kind === 'success') endpoint.breaker = onSuccess(endpoint.breaker);
-        else if (outcome.kind === 'failure') endpoint.breaker = onFailure(endpoint.breaker, Date.now(), this.options.breaker);
-        else endpoint.breaker = onNotTried(endpoint.breaker);
-        this.outcomes.push({ delivery, outcome, at: new Date().toISOString() });
-        this.flushPause.wake();
-        this.pump(origin);
-        // An endpoint with nothing held and a closed breaker is forgotten (origins come and go).
-        if (endpoint.inFlight === 0 && endpoint.waiting.length === 0 && endpoint.breaker.mode === 'closed' && endpoint.breaker.failures === 0) {
-          this.endpoints.delete(origin);
-        }
-        // Claim again only when a good part of the room is free, and this endpoint's waiting line
-        // has run dry: one claim per completion would cost a query per webhook.
-        const endpointHeld = heldBy(endpoint);
-        if (this.held <= this.options.maxHeld / 2 && endpointHeld <= this.options.endpointConcurrency) this.pause.wake();
-      });
+      void this.attempt(next).then((outcome) => this.ended(origin, endpoint, next, outcome));
     }
+    if (endpoint.idle() && this.endpoints.get(origin) === endpoint) this.endpoints.delete(origin);
+  }
+
+  private ended(origin: string, endpoint: SendingEndpoint, delivery: HeldDelivery, outcome: AttemptOutcome): void {
+    endpoint.inFlight--;
+    this.held--;
+    if (outcome.kind === 'failure') endpoint.verdictsDue++;
+    this.outcomes.push({ delivery, outcome, at: new Date().toISOString() });
+    this.flushPause.wake();
+    this.pump(origin);
+    // Claim again only when a good part of the room is free, and this endpoint's waiting line
+    // has run dry: one claim per completion would cost a query per webhook.
+    if (this.held <= this.options.maxHeld / 2 && endpoint.held() <= this.options.endpointConcurrency) this.pause.wake();
   }
 
   private handBack(deliveries: ClaimedDelivery[], dueAt: Date | null): void {
+    if (deliveries.length === 0) return;
     this.held -= deliveries.length;
-    this.toRelease.push(...deliveries.map((d) => ({ deliveryId: d.deliveryId, dueAt })));
+    this.toRelease.push(...deliveries.map((d) => ({ deliveryId: d.deliveryId, leaseToken: d.leaseToken, dueAt })));
     this.flushPause.wake();
   }
 
-  private async attempt(delivery: ClaimedDelivery & { secrets: string[] }): Promise<AttemptOutcome> {
+  private async attempt(delivery: HeldDelivery): Promise<AttemptOutcome> {
     if (delivery.secrets.length === 0) return { kind: 'failure', statusCode: null, timedOut: false, error: 'the account has no signing secret' };
     const t = Math.floor(Date.now() / 1000);
     try {
@@ -295,26 +296,56 @@ export class WebhookSender {
       const outcomes = this.outcomes.splice(0);
       const releases = this.toRelease.splice(0);
       try {
-        const at = new Date().toISOString();
-        const commands: DeliveryCommand[] = outcomes.map((o) => ({
-          type: 'RecordOutcome',
-          deliveryId: o.delivery.deliveryId,
-          outcome: o.outcome,
-          at: o.at,
-          random: Math.random(),
-          policy: this.options.retry,
-        }));
-        const { held } = await this.store.decide(commands as (DeliveryCommand & { deliveryId: string })[], at, {}, this.offer());
-        await this.store.release(releases);
-        this.take(held);
-        for (const o of outcomes) if (o.outcome.kind !== 'success') this.logFailure(o.delivery, o.outcome);
-        if (outcomes.length > 0) this.pause.wake(); // the next change of those messages may be due now
+        await this.record(outcomes, releases);
       } catch (error) {
         this.logger.error({ err: error }, 'recording delivery outcomes failed; retrying');
         this.outcomes.unshift(...outcomes);
         this.toRelease.unshift(...releases);
         await new Promise((r) => setTimeout(r, 500));
       }
+    }
+  }
+
+  /** One batch of outcomes (with their endpoints' breakers) and hand-backs. */
+  private async record(outcomes: Outcome[], releases: typeof this.toRelease): Promise<void> {
+    const at = new Date().toISOString();
+    const commands: (DeliveryCommand & { deliveryId: string })[] = outcomes.map((o) => ({
+      type: 'RecordOutcome',
+      deliveryId: o.delivery.deliveryId,
+      outcome: o.outcome,
+      at: o.at,
+      random: Math.random(),
+      policy: this.options.retry,
+    }));
+    const kinds = new Map<string, AttemptOutcome['kind'][]>();
+    for (const o of outcomes) {
+      const list = kinds.get(o.delivery.origin) ?? [];
+      list.push(o.outcome.kind);
+      kinds.set(o.delivery.origin, list);
+    }
+    const runs = new Map([...kinds].map(([origin, k]) => [origin, outcomeRun(k)]));
+    const leaseTokens = new Map(outcomes.map((o) => [o.delivery.deliveryId, o.delivery.leaseToken]));
+    // Hand-backs first: a failure of either retries both, and a hand-back done twice changes
+    // nothing (its token is gone from the row), while outcomes recorded twice would count twice on
+    // their endpoint's breaker (the deliveries themselves are fenced off the second time).
+    await this.store.release(releases);
+    const decided = await this.store.decide(commands, at, { leaseTokens, breakers: { runs, policy: this.options.breaker } }, this.offer());
+    this.readBreakers(kinds, decided.breakers, Date.now());
+    this.take(decided.held);
+    if (decided.fenced.length > 0) this.logger.warn({ deliveryIds: decided.fenced }, 'outcomes not recorded: their deliveries were claimed anew by another dispatcher after their lease ran out');
+    for (const o of outcomes) if (o.outcome.kind !== 'success') this.logFailure(o.delivery, o.outcome);
+    if (outcomes.length > 0) this.pause.wake(); // the next change of those messages may be due now
+  }
+
+  /** The breakers after a recorded batch, and with them the verdicts on its failures. */
+  private readBreakers(kinds: ReadonlyMap<string, AttemptOutcome['kind'][]>, read: ReadonlyMap<string, BreakerReading>, answeredAt: number): void {
+    for (const [origin, outcomes] of kinds) {
+      const endpoint = this.endpoints.get(origin);
+      if (!endpoint) continue;
+      const reading = read.get(origin);
+      if (reading) endpoint.readBreaker(reading, answeredAt);
+      endpoint.verdictsDue -= outcomes.filter((k) => k === 'failure').length;
+      this.pump(origin);
     }
   }
 

@@ -1,5 +1,6 @@
 import { retryDelayMs } from './backoff';
-import { blockedUntil, closedBreaker, onFailure, onNotTried, onSuccess, tryPass, type BreakerState } from './circuit-breaker';
+import { afterOutcomes, blockedUntil, breakerMode, closedBreaker, outcomeRun, sendingCap, type BreakerState } from './circuit-breaker';
+import { fairShare, slotsToGrant, slotsToKeep, slotsWanted, usableSlots, waitingLine } from './endpoint-slots';
 
 describe('retry delay (exponential, full jitter)', () => {
   const policy = { baseDelayMs: 1000, maxDelayMs: 30_000, maxAgeMs: 86_400_000 };
@@ -14,39 +15,85 @@ describe('retry delay (exponential, full jitter)', () => {
 
 describe('circuit breaker', () => {
   const policy = { failureThreshold: 3, cooldownMs: 1000 };
-  const failTimes = (n: number, now = 0): BreakerState => {
-    let s = closedBreaker();
-    for (let i = 0; i < n; i++) s = onFailure(s, now, policy);
-    return s;
-  };
+  const fail = (n: number) => outcomeRun(Array<'failure'>(n).fill('failure'));
+  const failTimes = (n: number, now = 0): BreakerState => afterOutcomes(closedBreaker(), fail(n), now, policy);
 
   it('stays closed below the threshold, and a success resets the count', () => {
-    expect(failTimes(2)).toEqual({ mode: 'closed', failures: 2 });
-    expect(tryPass(failTimes(2), 0).allowed).toBe(true);
-    expect(onFailure(onSuccess(failTimes(2)), 0, policy)).toEqual({ mode: 'closed', failures: 1 });
+    expect(failTimes(2)).toEqual({ failures: 2, openUntil: null });
+    expect(sendingCap(failTimes(2), 0, 32)).toBe(32);
+    expect(afterOutcomes(failTimes(2), outcomeRun(['success', 'failure']), 0, policy)).toEqual({ failures: 1, openUntil: null });
   });
 
-  it('opens after N consecutive failures and refuses until the cool-down ends', () => {
+  it('counts failures recorded by several batches (replicas) as one run', () => {
+    const once = afterOutcomes(closedBreaker(), fail(2), 0, policy);
+    expect(afterOutcomes(once, fail(1), 50, policy)).toEqual({ failures: 3, openUntil: 1050 });
+  });
+
+  it('opens after N consecutive failures and sends nothing until the cool-down ends', () => {
     const open = failTimes(3, 100);
-    expect(open).toEqual({ mode: 'open', until: 1100 });
-    expect(tryPass(open, 1099).allowed).toBe(false);
+    expect(open).toEqual({ failures: 3, openUntil: 1100 });
+    expect(breakerMode(open, 1099)).toBe('open');
+    expect(sendingCap(open, 1099, 32)).toBe(0);
     expect(blockedUntil(open, 500)).toBe(1100);
     expect(blockedUntil(open, 1100)).toBeNull();
   });
 
-  it('lets one probe through after the cool-down: success closes, failure re-opens', () => {
-    const probe = tryPass(failTimes(3, 0), 1000);
-    expect(probe).toEqual({ allowed: true, state: { mode: 'half-open', probing: true } });
-    expect(tryPass(probe.state, 1001).allowed).toBe(false);
-    expect(onSuccess(probe.state)).toEqual(closedBreaker());
-    expect(onFailure(probe.state, 2000, policy)).toEqual({ mode: 'open', until: 3000 });
+  it('is half-open after the cool-down: one probe; success closes, failure re-opens', () => {
+    const halfOpen = failTimes(3, 0);
+    expect(breakerMode(halfOpen, 1000)).toBe('half-open');
+    expect(sendingCap(halfOpen, 1000, 32)).toBe(1);
+    expect(afterOutcomes(halfOpen, outcomeRun(['success']), 1200, policy)).toEqual(closedBreaker());
+    expect(afterOutcomes(halfOpen, outcomeRun(['failure']), 2000, policy)).toEqual({ failures: 3, openUntil: 3000 });
   });
 
-  it('gives the probe slot back when the probe never reached the endpoint (address refused)', () => {
-    const probe = tryPass(failTimes(3, 0), 1000);
-    const freed = onNotTried(probe.state);
-    expect(tryPass(freed, 1001)).toEqual({ allowed: true, state: { mode: 'half-open', probing: true } });
-    expect(onNotTried(failTimes(2))).toEqual(failTimes(2));
-    expect(onNotTried(failTimes(3, 0))).toEqual(failTimes(3, 0));
+  it('an open breaker ignores failures of requests that left before it opened', () => {
+    const open = failTimes(3, 0);
+    expect(afterOutcomes(open, fail(2), 500, policy)).toEqual(open);
+  });
+
+  it('refused targets say nothing about the endpoint; a success in the run counts from there', () => {
+    expect(outcomeRun(['refused', 'refused'])).toEqual({ reset: false, failures: 0 });
+    expect(outcomeRun(['failure', 'success', 'refused', 'failure'])).toEqual({ reset: true, failures: 1 });
+    expect(afterOutcomes(failTimes(2), outcomeRun(['refused']), 0, policy)).toEqual(failTimes(2));
+  });
+});
+
+describe('endpoint slots', () => {
+  const ask = (r: Partial<Parameters<typeof slotsToGrant>[0]>) => slotsToGrant({ want: 32, keep: 0, cap: 32, heldByOthers: 0, othersWanting: 0, ...r });
+
+  it('grants a lone replica the whole cap, and what the others leave otherwise', () => {
+    expect(ask({})).toBe(32);
+    expect(ask({ heldByOthers: 20 })).toBe(12);
+    expect(ask({ want: 0 })).toBe(0);
+  });
+
+  it('shares the cap between the replicas that want it', () => {
+    expect(fairShare(32, 2)).toBe(16);
+    expect(fairShare(5, 2)).toBe(3);
+    expect(ask({ othersWanting: 1 })).toBe(16);
+    // The first replica still holds all of it: the second waits for it to give some back.
+    expect(ask({ othersWanting: 1, heldByOthers: 32 })).toBe(0);
+    // The first keeps what it uses while its requests end, then comes down to its share.
+    expect(ask({ othersWanting: 1, keep: 32 })).toBe(32);
+    expect(ask({ othersWanting: 1, keep: 16 })).toBe(16);
+    expect(usableSlots(32, 32, 2)).toBe(16);
+    expect(slotsToKeep(20, 40, 16)).toBe(20);
+    expect(slotsToKeep(3, 40, 16)).toBe(16);
+    expect(slotsToKeep(0, 0, 16)).toBe(0);
+  });
+
+  it('one probe across replicas while half-open, none while open, never below nothing', () => {
+    expect(ask({ cap: 1 })).toBe(1);
+    expect(ask({ cap: 1, othersWanting: 1 })).toBe(1);
+    expect(ask({ cap: 1, heldByOthers: 1, othersWanting: 1 })).toBe(0);
+    expect(ask({ cap: 0, keep: 5 })).toBe(0);
+    expect(ask({ cap: 0, heldByOthers: 5 })).toBe(0);
+  });
+
+  it('asks for the cap while busy with the endpoint, nothing once done with it', () => {
+    expect(slotsWanted(3, false, 32)).toBe(32);
+    expect(slotsWanted(0, true, 32)).toBe(32);
+    expect(slotsWanted(0, false, 32)).toBe(0);
+    expect(waitingLine(32)).toBe(64);
   });
 });

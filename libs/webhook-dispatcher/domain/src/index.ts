@@ -3,6 +3,7 @@ export * from './backoff';
 export * from './circuit-breaker';
 export * from './delivery.decider';
 export * from './delivery.events';
+export * from './endpoint-slots';
 export * from './signature';
 export * from './status-change';
 export * from './target-policy';

@@ -1,0 +1,48 @@
+/** A delivery the sender holds: what to send where, and how often it was tried. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  accountId: string;
+  url: string;
+  origin: string;
+  body: string;
+  attempts: number;
+  /** Local time of the claim; the sender starts no request the lease may not outlast. */
+  claimedAt: number;
+  /**
+   * The claim's fencing token (the row's `lease_until`, when it was claimed): its outcome and its
+   * hand-back are written only while the row still carries it, so a replica whose lease ran out
+   * (stalled, cut off from the database) cannot undo the claim of the replica that holds it now.
+   */
+  leaseToken: string;
+}
+
+/**
+ * The sender's offer to take deliveries straight from the transaction that makes them due (a new
+ * one, or the next change of a message whose earlier one ended), leased to it as a claim would:
+ * `take(origin)` answers whether it has room for one more of that endpoint, and counts it. What it
+ * takes reaches it only after the commit; what it declines stays due for the claim.
+ */
+export interface HoldOffer {
+  leaseMs: number;
+  take(origin: string): boolean;
+}
+
+/** The columns a claim or a hand-over returns of each row it leased. */
+export interface ClaimedRow {
+  delivery_id: string;
+  account_id: string;
+  url: string;
+  origin: string;
+  body: string;
+  attempts: number;
+  lease_token: string;
+}
+
+export function claimedOf(r: ClaimedRow, claimedAt: number): ClaimedDelivery {
+  return { deliveryId: r.delivery_id, accountId: r.account_id, url: r.url, origin: r.origin, body: r.body, attempts: r.attempts, claimedAt, leaseToken: r.lease_token };
+}
+
+/** The origin an endpoint is limited and broken by: scheme, host and port. */
+export function originOf(url: string): string {
+  return new URL(url).origin;
+}
