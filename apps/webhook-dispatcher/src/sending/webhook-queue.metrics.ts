@@ -21,6 +21,11 @@ const deadLetters = new SampledGauge({
   help: 'Deliveries dead-lettered and not re-driven (counted up to 100,000)',
 });
 
+const brokenEndpoints = new SampledGauge({
+  name: 'webhook_dispatcher_broken_endpoints',
+  help: 'Endpoints (origins) whose circuit breaker is open or half-open: their deliveries wait for its cool-down',
+});
+
 /** Dead letters are counted up to this many: the count stays one index scan however many pile up. */
 const DEAD_LETTER_COUNT_CAP = 100_000;
 
@@ -29,13 +34,15 @@ interface QueueRow {
   due: number;
   oldest: number;
   dead: number;
+  broken: number;
 }
 
 /**
  * The delivery queue's depth and age and the dead letters, for the dashboard and the alerts. Each
  * count reads one partial index (pending rows: the message-order index; due rows: the claimable
  * index; dead ones: the dead-letter index, up to a cap), and the oldest due row is one probe of the
- * claimable index per endpoint, as the claim does. At most one reading per 5 s, whatever the scrapes;
+ * claimable index per endpoint, as the claim does; the breakers are read from the endpoints' rows
+ * (one per origin ever delivered to, shared by the replicas). At most one reading per 5 s, whatever the scrapes;
  * every replica reports the same values (take the maximum).
  */
 export function webhookQueueSql(schema: string): string {
@@ -49,7 +56,8 @@ export function webhookQueueSql(schema: string): string {
                WHERE d.origin = e.origin AND d.state = 'pending' AND d.next_attempt_at < 'infinity'
                ORDER BY d.next_attempt_at LIMIT 1) front
              WHERE front.at <= now())::float8 AS oldest,
-           (SELECT count(*) FROM (SELECT 1 FROM ${s}.deliveries WHERE state = 'dead' LIMIT ${DEAD_LETTER_COUNT_CAP}) dead)::float8 AS dead`;
+           (SELECT count(*) FROM (SELECT 1 FROM ${s}.deliveries WHERE state = 'dead' LIMIT ${DEAD_LETTER_COUNT_CAP}) dead)::float8 AS dead,
+           (SELECT count(*) FROM ${s}.delivery_endpoints WHERE open_until IS NOT NULL)::float8 AS broken`;
 }
 
 @Injectable()
@@ -71,7 +79,13 @@ export class WebhookQueueMetrics implements OnModuleInit, OnApplicationShutdown 
       const row = await sample.current();
       return row ? [{ labels: {}, value: Math.max(0, Number(row[key])) }] : undefined;
     };
-    this.detach = [pending.attach(value('pending')), due.attach(value('due')), oldestDue.attach(value('oldest')), deadLetters.attach(value('dead'))];
+    this.detach = [
+      pending.attach(value('pending')),
+      due.attach(value('due')),
+      oldestDue.attach(value('oldest')),
+      deadLetters.attach(value('dead')),
+      brokenEndpoints.attach(value('broken')),
+    ];
   }
 
   onApplicationShutdown(): void {
