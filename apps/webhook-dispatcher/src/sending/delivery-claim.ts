@@ -13,6 +13,12 @@ export interface ClaimRequest {
   /** Requests in flight to one endpoint at once, over all replicas (WEBHOOK_ENDPOINT_CONCURRENCY). */
   concurrency: number;
   /**
+   * A grant with less than this left is renewed (for a lease from now). The sender starts a
+   * request only with a request's time of grant left, so this must exceed that and the time
+   * between its claims (default: half the lease).
+   */
+  renewWithinMs?: number;
+  /**
    * Per endpoint the sender deals with (it holds deliveries or slots there): the deliveries it
    * holds (none: its slots are handed back), and the slots it keeps using while it claims
    * (slotsToKeep: the claim grants no fewer, unless the breaker's cap fell).
@@ -60,7 +66,7 @@ type ResultRow =
  * Slots (endpoint-slots.ts in the domain): for each endpoint the replica deals with or could take
  * due rows of, its grant is set to its fair share of the endpoint's cap (no less than it keeps
  * using while it claims), within what the cap leaves after the other replicas' live grants, and
- * renewed when half its lease has run. The endpoint row is locked with SKIP LOCKED and changed in
+ * renewed for a lease when little of it is left (`renewWithinMs`). The endpoint row is locked with SKIP LOCKED and changed in
  * the same statement (a row changed since the statement's snapshot is read again under the lock),
  * so two replicas' claims never both count the same free slots, and a claim never waits: an
  * endpoint whose row is busy is left for the next claim. The rows taken for an endpoint fill the
@@ -70,8 +76,8 @@ type ResultRow =
  * Cost: O(endpoints + batch), whatever the backlog, the planner's statistics or the dead index
  * entries: the endpoints come from `delivery_endpoints`; each one's due rows are read from its own
  * range of the due index (origin, next_attempt_at), from the floor this claimer keeps for it
- * (`deliveries_claimable`, which holds no waiting row); each endpoint with due rows gets an equal
- * share of the batch. The slot functions run only for the endpoints the replica deals with, and a
+ * (`deliveries_claimable`, which holds no waiting row); each endpoint with due rows and room in
+ * the replica's slots gets an equal share of the batch. The slot functions run only for the endpoints the replica deals with, and a
  * row is written only when a grant changes or is renewed.
  *
  * The floor: every delivery that ends, and every claim, leaves a dead entry at the front of its
@@ -113,6 +119,7 @@ export class DeliveryClaimer {
         JSON.stringify(Object.fromEntries(request.endpoints)),
         JSON.stringify(Object.fromEntries(this.floors)),
         request.holder,
+        request.renewWithinMs ?? request.leaseMs / 2,
       ]);
     });
     const rows = rowsOf<ResultRow>(result);
@@ -146,19 +153,18 @@ export class DeliveryClaimer {
          SELECT o.origin, o.held, o.floor FROM endpoints o
           WHERE $1::int > 0 AND NOT (o.origin = ANY($3::text[])) AND o.held < 2 * $4::int AND ${s}.sending_cap(o.open_until, $4) > 0
             AND (SELECT 1 FROM ${s}.deliveries d WHERE d.origin = o.origin AND ${dueRow} ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL),
-       share AS (SELECT ceil($1::numeric / greatest(1, count(*)))::int AS n FROM due_now),
        -- slotsWanted: the concurrency while busy with the endpoint, nothing once done with it.
        wanted AS (
          SELECT o.origin, o.failures, o.open_until, o.breaker_version, o.slot_grants, o.keep,
                 CASE WHEN o.held > 0 OR d.origin IS NOT NULL THEN $4::int ELSE 0 END AS want
            FROM endpoints o LEFT JOIN due_now d ON d.origin = o.origin
           WHERE o.known OR d.origin IS NOT NULL),
-       -- Rows whose grant of this holder changes, or whose renewal is due (half the lease gone).
+       -- Rows whose grant of this holder changes, or whose renewal is due.
        to_write AS (
          SELECT e.origin FROM ${s}.delivery_endpoints e JOIN wanted w ON w.origin = e.origin
           WHERE ${s}.slots_of(e.slot_grants, $7) <> ${s}.slots_to_grant(e.slot_grants, $7, e.open_until, $4, w.want, w.keep)
              OR ${s}.want_of(e.slot_grants, $7) <> w.want
-             OR (e.slot_grants -> $7 ->> 'until')::timestamptz BETWEEN now() AND now() + make_interval(secs => $2::double precision / 2000)
+             OR (e.slot_grants -> $7 ->> 'until')::timestamptz BETWEEN now() AND now() + make_interval(secs => $8::double precision / 1000)
             FOR NO KEY UPDATE OF e SKIP LOCKED),
        granted AS (
          UPDATE ${s}.delivery_endpoints e
@@ -175,13 +181,17 @@ export class DeliveryClaimer {
                         CASE WHEN g.origin IS NULL THEN w.breaker_version ELSE g.breaker_version END AS breaker_version,
                         CASE WHEN g.origin IS NULL THEN w.slot_grants ELSE g.slot_grants END AS slot_grants
                    FROM wanted w LEFT JOIN granted g ON g.origin = w.origin) x),
+       -- waitingLine(usableSlots): twice the slots it may use here, less what the sender holds already.
+       rooms AS (
+         SELECT o.origin, o.floor, greatest(0, 2 * least(gr.slots, ceil($4::numeric / greatest(1, gr.wanting))::int) - o.held) AS room
+           FROM due_now o JOIN grants gr ON gr.origin = o.origin),
+       share AS (SELECT ceil($1::numeric / greatest(1, count(*)))::int AS n FROM rooms WHERE room > 0),
        due AS (
-         SELECT c.delivery_id, c.next_attempt_at FROM due_now o JOIN grants gr ON gr.origin = o.origin CROSS JOIN share CROSS JOIN LATERAL (
+         SELECT c.delivery_id, c.next_attempt_at FROM (SELECT * FROM rooms WHERE room > 0) o CROSS JOIN share CROSS JOIN LATERAL (
            SELECT d.delivery_id, d.next_attempt_at FROM ${s}.deliveries d
             WHERE d.origin = o.origin AND ${dueRow}
             ORDER BY d.next_attempt_at
-            -- waitingLine(usableSlots): twice the slots it may use, less what the sender holds already
-            LIMIT greatest(0, least(share.n, 2 * least(gr.slots, ceil($4::numeric / greatest(1, gr.wanting))::int) - o.held))
+            LIMIT least(share.n, o.room)
             FOR UPDATE SKIP LOCKED) c
           ORDER BY c.next_attempt_at
           LIMIT $1),

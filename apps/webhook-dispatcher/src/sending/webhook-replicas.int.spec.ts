@@ -201,6 +201,25 @@ describe('two dispatcher replicas', () => {
     }
   });
 
+  it('keep sending through grant renewals with the shortest lease allowed (timeout + 2 s)', async () => {
+    const endpoint = await receiver(200, 100);
+    const umids = await schedule(endpoint.url, 30);
+    const replicas = [0, 1].map((i) => replica(i, { endpointConcurrency: 1, timeoutMs: 1500, leaseMs: 3500 }));
+    replicas.forEach((r) => r.start());
+    try {
+      await eventually(async () => ((await delivered(umids)) === umids.length ? true : undefined), 15_000);
+    } finally {
+      await Promise.all(replicas.map((r) => r.stop()));
+      await endpoint.close();
+    }
+    // One at a time (100 ms each) for ~3 s, most of a lease: no pause waiting for a grant to be
+    // renewed (renewed at half the lease, a grant would be too short to start a request from its
+    // 1 s mark to its 1.75 s mark).
+    const starts = endpoint.hits.map((h) => h.start).sort((a, b) => a - b);
+    expect(Math.max(...starts.slice(1).map((at, i) => at - (starts[i] as number)))).toBeLessThan(500);
+    expect(overlap(endpoint.hits)).toBe(1);
+  });
+
   it('the slots of a replica that died come back when its lease runs out', async () => {
     const endpoint = await receiver(200, 0);
     const umids = await schedule(endpoint.url, 10);

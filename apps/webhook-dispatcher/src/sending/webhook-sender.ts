@@ -151,7 +151,10 @@ export class WebhookSender {
     // are not used (an offer taking one meanwhile waits for the claim's answer).
     for (const endpoint of this.endpoints.values()) if (endpoint.held() === 0) endpoint.slots = 0;
     const excluded = [...endpoints].filter(([, e]) => e.held >= waitingLine(concurrency)).map(([origin]) => origin);
-    const claim = await this.store.claimFor({ limit: room, leaseMs: this.options.leaseMs, excluded, holder: this.holder, concurrency, endpoints });
+    // Grants are renewed early enough that a request can always start (startMarginMs) until the
+    // next claim, which comes within a second (UPKEEP_MS) even when the sender is full.
+    const renewWithinMs = Math.max(this.options.leaseMs / 2, this.startMarginMs() + UPKEEP_MS);
+    const claim = await this.store.claimFor({ limit: room, leaseMs: this.options.leaseMs, excluded, holder: this.holder, concurrency, endpoints, renewWithinMs });
     const answeredAt = Date.now();
     for (const reading of claim.endpoints) this.endpoint(reading.origin).readClaim(reading, askedAt, answeredAt);
     await this.adopt(claim.deliveries);
