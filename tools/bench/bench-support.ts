@@ -71,3 +71,29 @@ export async function json<T>(url: string, init?: RequestInit): Promise<T> {
   if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
+
+/** Every process of a local stack whose CPU a benchmark reports, by a short name. */
+export const STACK_PROCESSES: Record<string, string> = {
+  'api-gateway': 'dist/apps/api-gateway/src/main.js',
+  'sms-batch': 'dist/apps/sms-batch/src/main.js',
+  verification: 'dist/apps/verification/src/main.js',
+  'agent-token': 'dist/apps/agent-token/src/main.js',
+  'webhook-dispatcher': 'dist/apps/webhook-dispatcher/src/main.js',
+  'smsc-simulator': 'dist/tools/smsc-simulator/src/main.js',
+  kafka: 'kafka.Kafka',
+  postgres: 'postgres',
+};
+
+/**
+ * Starts counting the stack's CPU; the function returned gives the milliseconds of CPU each process
+ * (and all of them) used since, divided by `operations`: CPU per operation, for docs/sizing.md.
+ */
+export function stackCpuMeter(): (operations: number) => Record<string, number> {
+  const before = Object.fromEntries(Object.entries(STACK_PROCESSES).map(([name, pattern]) => [name, cpuSecondsOf(pattern)]));
+  return (operations) => {
+    const per = Object.fromEntries(
+      Object.entries(STACK_PROCESSES).map(([name, pattern]) => [name, Number((((cpuSecondsOf(pattern) - (before[name] ?? 0)) * 1000) / Math.max(1, operations)).toFixed(2))]),
+    );
+    return { ...per, total: Number(Object.values(per).reduce((a, b) => a + b, 0).toFixed(2)) };
+  };
+}

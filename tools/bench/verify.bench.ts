@@ -3,14 +3,15 @@
 // decided and recorded like any other), GET .../{uid} (a read). Flows start at a fixed rate (open
 // loop: a slow answer does not slow the arrivals) for a fixed time, spread over sub-accounts so the
 // per-sub-account abuse limit is not what is measured. Prints p50/p99 of each call, flows/s, and
-// how many of the SMS the carrier (the SMSC simulator) had received at the end, and this script's own
-// CPU per flow (it shares the machine with the stack).
+// how many of the SMS the carrier (the SMSC simulator) had received at the end, the stack's CPU per
+// flow by process (including the SMS each flow sends), and this script's own CPU per flow (it
+// shares the machine with the stack).
 // Settings: BENCH_RATE (flows/s, default 200), BENCH_SECONDS (20), BENCH_WARMUP_SECONDS (3),
 // BENCH_SUB_ACCOUNTS (25), MESSAGING_URL, ADMIN_URL, SMSC_URL, ADMIN_TOKEN (default .local/admin-token).
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openLoop, percentile } from './bench-support';
+import { openLoop, percentile, stackCpuMeter } from './bench-support';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -103,11 +104,14 @@ async function main(): Promise<void> {
   const timings: Timings = { generate: [], validate: [], read: [], flowsDone: 0, failures: new Map() };
   console.log(`measuring: ${seconds} s at ${rate} flows/s over ${subs.length} sub-accounts`);
   const ownCpu0 = process.cpuUsage();
+  const stackCpu = stackCpuMeter();
   const elapsed = await run(seconds, Math.round(rate * warmupSeconds), apiKey, subs, timings);
   const ownCpu = process.cpuUsage(ownCpu0);
   const submitsAtEnd = await smscSubmits();
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const submitsAfter5s = await smscSubmits();
+  // After the SMS of the last flows went out: their sending is part of a flow's cost.
+  const stackCpuMsPerFlow = stackCpu(timings.flowsDone);
 
   const summary = (call: Call) => ({ count: timings[call].length, p50Ms: percentile(timings[call], 50), p99Ms: percentile(timings[call], 99), maxMs: percentile(timings[call], 100) });
   console.log(
@@ -121,6 +125,7 @@ async function main(): Promise<void> {
         validate: summary('validate'),
         read: summary('read'),
         failures: Object.fromEntries(timings.failures),
+        stackCpuMsPerFlow,
         // This load generator's own CPU: on a single machine it competes with the stack it measures.
         benchClientCpuMsPerFlow: Number(((ownCpu.user + ownCpu.system) / 1000 / Math.max(1, timings.flowsDone)).toFixed(2)),
         smsAtCarrier:
