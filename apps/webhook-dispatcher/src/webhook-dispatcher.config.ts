@@ -54,11 +54,11 @@ export class WebhookDispatcherConfig extends PlatformConfig {
   @IsInt() @Min(1) @Max(10_000)
   WEBHOOK_MAX_IN_FLIGHT = 512;
 
-  /** Requests in flight to one endpoint (scheme, host and port) at once. */
+  /** Requests in flight to one endpoint (scheme, host and port) at once, across all replicas (shared in PostgreSQL). */
   @IsInt() @Min(1) @Max(1000)
   WEBHOOK_ENDPOINT_CONCURRENCY = 32;
 
-  /** Consecutive failures that open an endpoint's circuit breaker. */
+  /** Consecutive failures that open an endpoint's circuit breaker (one breaker per endpoint for all replicas). */
   @IsInt() @Min(1) @Max(10_000)
   WEBHOOK_BREAKER_FAILURES = 5;
 
