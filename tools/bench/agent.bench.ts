@@ -4,13 +4,13 @@
 // and the guest page as JSON. Flows start at a fixed rate (open loop) for a fixed time, spread
 // over several accounts (one account's guest-link SMS share one sms-batch partition). Prints p50/p99 of each call,
 // flows/s, and how many guest-link SMS the carrier (the SMSC simulator) had received at the end:
-// exactly one per flow is expected.
+// exactly one per flow is expected, and the stack's CPU per flow by process (the SMS included).
 // Settings: BENCH_RATE (flows/s, default 50), BENCH_SECONDS (20), BENCH_WARMUP_SECONDS (3),
 // BENCH_ACCOUNTS (10), AGENT_URL, ADMIN_URL, SMSC_URL, ADMIN_TOKEN (default .local/admin-token).
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openLoop, percentile } from './bench-support';
+import { openLoop, percentile, stackCpuMeter } from './bench-support';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -92,6 +92,7 @@ async function main(): Promise<void> {
   await run(warmupSeconds, 0, keys, null);
   const timings: Timings = { calls: { token: [], login: [], again: [], guest: [] }, flowsDone: 0, failures: new Map() };
   console.log(`measuring: ${seconds} s at ${rate} flows/s over ${accounts} accounts`);
+  const stackCpu = stackCpuMeter();
   const elapsed = await run(seconds, warmupFlows, keys, timings);
   const measured = Math.round(rate * seconds);
 
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
     if (now === received) break;
     received = now;
   }
+  const stackCpuMsPerFlow = stackCpu(timings.flowsDone);
   const summary = Object.fromEntries(CALLS.map((c) => [c, { p50: percentile(timings.calls[c], 50), p99: percentile(timings.calls[c], 99), n: timings.calls[c].length }]));
   console.log(
     JSON.stringify(
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
         flowsPerSecond: Number((timings.flowsDone / elapsed).toFixed(1)),
         msPerCall: summary,
         guestLinkSms: { expected: timings.flowsDone, received },
+        stackCpuMsPerFlow,
         failures: Object.fromEntries(timings.failures),
       },
       null,
