@@ -44,7 +44,10 @@ export class SmsBatchConfig extends PlatformConfig {
   @IsString() @Matches(/^[A-Za-z0-9 ]{1,11}$|^\+?\d{1,16}$/)
   SMS_DEFAULT_SOURCE = 'Seed';
 
-  /** Messages claimed from the queue per round. */
+  /**
+   * Messages a sender holds at most: claimed, on the wire, or sent with the result not committed yet.
+   * Also the most a SIGKILL can make it send twice (they come back after SEND_LEASE_MS).
+   */
   @IsInt() @Min(1) @Max(5000)
   SEND_CLAIM_SIZE = 500;
 

@@ -8,7 +8,7 @@ import type { MessageLifecycleWriter } from './message-lifecycle.writer';
 import type { HeldMessage, OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
 
 export interface SenderSettings {
-  /** Messages in progress at most (claimed, being submitted); claims top this up. */
+  /** Messages held at most (claimed, being submitted, or sent with the result not committed); claims top this up. */
   claimSize: number;
   leaseMs: number;
   idleMs: number;
@@ -96,7 +96,9 @@ export class MessageSender {
           await this.carrier.waitUntilBound(this.settings.idleMs * 10);
           continue;
         }
-        const free = room - this.inFlight;
+        // Messages whose result is not committed yet count too: they are what a SIGKILL would send
+        // twice, so that number stays within SEND_CLAIM_SIZE however far the writer falls behind.
+        const free = room - this.inFlight - this.unrecorded.size;
         if (free < Math.max(1, room / 4)) {
           await this.pauser.wait(this.settings.idleMs);
           continue;
