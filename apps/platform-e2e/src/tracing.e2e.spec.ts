@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { eventually, OtlpReceiver, startStack, type ReceivedSpan, type RunningStack } from '@seed/platform-testing';
 import { request, ukMobile, type Account } from './support/http';
 import { useStarted } from './support/stack';
+import { setDefaultUrl } from './support/webhook-admin';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -15,9 +17,11 @@ const CONSUMER = 5;
  */
 describe('traces across the services', () => {
   let otlp: OtlpReceiver;
+  let receiver: WebhookReceiver;
   const ctx = useStarted(async () => {
     otlp = await OtlpReceiver.start();
-    return startStack({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100' });
+    receiver = await WebhookReceiver.start();
+    return startStack({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100', WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}` });
   });
   let stack: RunningStack;
   let account: Account;
@@ -25,8 +29,12 @@ describe('traces across the services', () => {
   beforeAll(async () => {
     stack = ctx.stack;
     account = await stack.createAccount();
+    await setDefaultUrl(stack, account.accountId, receiver.url('/dlr'));
   });
-  afterAll(async () => otlp?.close());
+  afterAll(async () => {
+    await otlp?.close();
+    await receiver?.close();
+  });
 
   /** A caller's own trace: every span of the platform's work must join it. */
   const callerTrace = () => {
@@ -47,7 +55,7 @@ describe('traces across the services', () => {
     s.service === service && (typeof name === 'string' ? s.name === name : name.test(s.name)) && (kind === undefined || s.kind === kind);
   const childrenOf = (traceId: string, parent: ReceivedSpan) => otlp.trace(traceId).filter((s) => s.parentSpanId === parent.spanId);
 
-  it('a batch: HTTP request, SubmitBatch command and its handling with its statements, publication and the SMPP submission', async () => {
+  it('a batch: HTTP request, SubmitBatch command and its handling with its statements, publication, the SMPP submission and the webhooks of its sent and delivered changes', async () => {
     const caller = callerTrace();
     const res = await request(`${stack.messagingUrl}/sms/v1/${account.subAccountId}/many`, {
       token: account.apiKey,
@@ -72,6 +80,17 @@ describe('traces across the services', () => {
     // The message queued by the handler is submitted, and its events published, in the same trace.
     expect(submit.parentSpanId).toBe(handled.spanId);
     expect([handled.spanId, submit.spanId]).toContain(publish.parentSpanId);
+
+    // The receipt comes later, on its own: its change carries the submission's trace on, so both
+    // webhook POSTs (sent, delivered) are children of the submission, each with its HTTP request.
+    const webhooks = await eventually(async () => {
+      const sends = otlp.trace(caller.traceId).filter(named('webhook-dispatcher', 'webhook send', CLIENT));
+      return sends.length >= 2 ? sends : undefined;
+    }, 30_000);
+    for (const send of webhooks) {
+      expect(send.parentSpanId).toBe(submit.spanId);
+      await eventually(async () => (childrenOf(caller.traceId, send).some((s) => s.kind === CLIENT && /^POST/.test(s.name)) ? true : undefined), 10_000);
+    }
   });
 
   it('a Verify flow: generation, the follower that sends the code, and its SMS at the carrier', async () => {

@@ -113,4 +113,9 @@ export const webhookMigrations: Migration[] = [
       ...endpointStateFunctions(s),
     ],
   },
+  {
+    // The trace of the status change a delivery carries (the event's traceparent): its POSTs join it.
+    id: '008-delivery-traceparent',
+    statements: (s) => [`ALTER TABLE ${s}.deliveries ADD COLUMN IF NOT EXISTS traceparent text`],
+  },
 ];

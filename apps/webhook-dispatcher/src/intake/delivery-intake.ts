@@ -63,6 +63,7 @@ export class DeliveryIntake {
 
     const at = now.toISOString();
     const scheduled: DeliveryScheduledV1[] = [];
+    const traces = new Map<string, string | null>();
     const needSecret = new Set<string>();
     for (const { event, change, url } of todo) {
       if (callbackUrlProblem(url)) {
@@ -71,8 +72,10 @@ export class DeliveryIntake {
         continue;
       }
       needSecret.add(change.accountId);
+      const deliveryId = uuidv7();
+      traces.set(deliveryId, event.traceparent ?? null);
       scheduled.push({
-        deliveryId: uuidv7(),
+        deliveryId,
         accountId: change.accountId,
         umid: change.umid,
         sequence: change.sequence,
@@ -90,7 +93,7 @@ export class DeliveryIntake {
       const events = decideAccountWebhook({ type: 'EnsureSecret', accountId, newSealedSecret: this.sealer.seal(newSigningSecret()), at }, loaded.state);
       await this.accounts.apply(db, accountId, loaded, events, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at });
     }
-    const taken = await this.deliveries.schedule(db, scheduled, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at }, offer);
+    const taken = await this.deliveries.schedule(db, scheduled, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at }, offer, traces);
     held?.push(...taken);
     return scheduled.length;
   }

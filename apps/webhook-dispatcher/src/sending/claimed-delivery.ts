@@ -14,6 +14,8 @@ export interface ClaimedDelivery {
    * (stalled, cut off from the database) cannot undo the claim of the replica that holds it now.
    */
   leaseToken: string;
+  /** The trace of the status change (W3C traceparent), for the POST's span. */
+  traceparent: string | null;
 }
 
 /**
@@ -36,10 +38,11 @@ export interface ClaimedRow {
   body: string;
   attempts: number;
   lease_token: string;
+  traceparent: string | null;
 }
 
 export function claimedOf(r: ClaimedRow, claimedAt: number): ClaimedDelivery {
-  return { deliveryId: r.delivery_id, accountId: r.account_id, url: r.url, origin: r.origin, body: r.body, attempts: r.attempts, claimedAt, leaseToken: r.lease_token };
+  return { deliveryId: r.delivery_id, accountId: r.account_id, url: r.url, origin: r.origin, body: r.body, attempts: r.attempts, claimedAt, leaseToken: r.lease_token, traceparent: r.traceparent };
 }
 
 /** The origin an endpoint is limited and broken by: scheme, host and port. */

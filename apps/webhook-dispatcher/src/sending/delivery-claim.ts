@@ -198,12 +198,12 @@ export class DeliveryClaimer {
        claimed AS (
          UPDATE ${s}.deliveries d SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
            FROM due WHERE d.delivery_id = due.delivery_id
-         RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts, due.next_attempt_at AS was_due, d.lease_until::text AS lease_token)
-     SELECT 'delivery' AS kind, c.delivery_id, c.account_id, c.url, c.origin, c.body, c.attempts, c.was_due, c.lease_token,
+         RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts, due.next_attempt_at AS was_due, d.lease_until::text AS lease_token, d.traceparent)
+     SELECT 'delivery' AS kind, c.delivery_id, c.account_id, c.url, c.origin, c.body, c.attempts, c.was_due, c.lease_token, c.traceparent,
             NULL::int AS slots, NULL::float8 AS slots_left_ms, NULL::boolean AS wants, NULL::int AS wanting, NULL::int AS failures, NULL::float8 AS open_in_ms, NULL::bigint AS version
        FROM claimed c
      UNION ALL
-     SELECT 'endpoint', NULL, NULL, NULL, gr.origin, NULL, NULL, NULL, NULL,
+     SELECT 'endpoint', NULL, NULL, NULL, gr.origin, NULL, NULL, NULL, NULL, NULL,
             gr.slots,
             (extract(epoch FROM (gr.slot_grants -> $7 ->> 'until')::timestamptz - now()) * 1000)::float8,
             gr.wants,

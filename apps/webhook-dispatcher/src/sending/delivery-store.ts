@@ -82,7 +82,13 @@ export class DeliveryStore {
    * New deliveries, due at once (inside the caller's transaction); those the offer takes are
    * inserted leased and returned, to be handed to the sender once the transaction commits.
    */
-  async schedule(db: SqlExecutor, deliveries: readonly DeliveryScheduledV1[], meta: AppendMetadata, offer?: HoldOffer): Promise<ClaimedDelivery[]> {
+  async schedule(
+    db: SqlExecutor,
+    deliveries: readonly DeliveryScheduledV1[],
+    meta: AppendMetadata,
+    offer?: HoldOffer,
+    traces: ReadonlyMap<string, string | null> = new Map(),
+  ): Promise<ClaimedDelivery[]> {
     if (deliveries.length === 0) return [];
     await this.store.append(
       db,
@@ -95,7 +101,8 @@ export class DeliveryStore {
     const rows = deliveries.map((d) => {
       const origin = originOf(d.url);
       const isBlocked = blocked.has(d.deliveryId);
-      return { ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin, scheduled_at: d.scheduledAt, blocked: isBlocked, held: !isBlocked && offer !== undefined && offer.take(origin) };
+      const traceparent = traces.get(d.deliveryId) ?? null;
+      return { ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin, scheduled_at: d.scheduledAt, traceparent, blocked: isBlocked, held: !isBlocked && offer !== undefined && offer.take(origin) };
     });
     // A held row's lease is its due time moved forward, as a claim does; its token is the
     // transaction's time, which the statement answers once.
@@ -103,12 +110,12 @@ export class DeliveryStore {
       await db.query(
         `WITH inserted AS (
            INSERT INTO ${this.s}.deliveries (delivery_id, account_id, umid, sequence, url, origin, body, state, attempts, version,
-                                             window_start, next_attempt_at, lease_until, created_at)
+                                             window_start, next_attempt_at, lease_until, created_at, traceparent)
            SELECT delivery_id, account_id, umid, sequence, url, origin, body, 'pending', 0, 1, scheduled_at,
                   CASE WHEN blocked THEN 'infinity'::timestamptz WHEN held THEN now() + make_interval(secs => $2::double precision / 1000) ELSE scheduled_at END,
-                  CASE WHEN held THEN now() END, scheduled_at
+                  CASE WHEN held THEN now() END, scheduled_at, traceparent
              FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, account_id text, umid text, sequence int, url text, origin text,
-                  body text, scheduled_at timestamptz, blocked boolean, held boolean))
+                  body text, scheduled_at timestamptz, traceparent text, blocked boolean, held boolean))
          SELECT now()::text AS lease_token`,
         [JSON.stringify(rows), offer?.leaseMs ?? 0],
       ),
@@ -116,7 +123,7 @@ export class DeliveryStore {
     const leaseToken = inserted?.lease_token ?? '';
     return rows
       .filter((r) => r.held)
-      .map((r) => ({ deliveryId: r.deliveryId, accountId: r.accountId, url: r.url, origin: r.origin, body: r.body, attempts: 0, claimedAt, leaseToken }));
+      .map((r) => ({ deliveryId: r.deliveryId, accountId: r.accountId, url: r.url, origin: r.origin, body: r.body, attempts: 0, claimedAt, leaseToken, traceparent: r.traceparent }));
   }
 
   /**
@@ -168,7 +175,7 @@ export class DeliveryStore {
            FROM (SELECT (SELECT p.delivery_id FROM ${this.s}.deliveries p WHERE p.umid = u AND p.state = 'pending' ORDER BY p.sequence LIMIT 1) AS delivery_id
                    FROM unnest($1::text[]) AS u) head
           WHERE d.delivery_id = head.delivery_id AND d.next_attempt_at = 'infinity'
-          RETURNING ${offer ? 'd.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts' : 'd.delivery_id'}`,
+          RETURNING ${offer ? 'd.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts, d.traceparent' : 'd.delivery_id'}`,
         [umids],
       ),
     );

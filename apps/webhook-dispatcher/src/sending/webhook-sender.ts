@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { WakeablePause } from '@seed/platform-event-store';
+import { inSpan, SpanKind } from '@seed/platform-telemetry';
 import { WebhookHeader } from '@seed/webhook-dispatcher-contracts';
 import {
   outcomeRun,
@@ -280,11 +281,15 @@ export class WebhookSender {
     if (delivery.secrets.length === 0) return { kind: 'failure', statusCode: null, timedOut: false, error: 'the account has no signing secret' };
     const t = Math.floor(Date.now() / 1000);
     try {
-      return await this.http.post(delivery.url, delivery.body, {
-        [WebhookHeader.Signature]: signatureHeader(delivery.secrets, t, delivery.body),
-        [WebhookHeader.DeliveryId]: delivery.deliveryId,
-        [WebhookHeader.Attempt]: String(delivery.attempts + 1),
-      });
+      // The POST joins the trace of the status change it reports (and so of the batch's request).
+      const attributes = { 'webhook.attempt': delivery.attempts + 1 };
+      return await inSpan('webhook send', { kind: SpanKind.CLIENT, parent: delivery.traceparent, attributes }, () =>
+        this.http.post(delivery.url, delivery.body, {
+          [WebhookHeader.Signature]: signatureHeader(delivery.secrets, t, delivery.body),
+          [WebhookHeader.DeliveryId]: delivery.deliveryId,
+          [WebhookHeader.Attempt]: String(delivery.attempts + 1),
+        }),
+      );
     } catch (error) {
       return { kind: 'failure', statusCode: null, timedOut: false, error: error instanceof Error ? error.message : String(error) };
     }

@@ -13,6 +13,8 @@ export interface SourceEvent {
   streamPosition: number;
   occurredAt: string;
   data: unknown;
+  /** W3C trace context of the request behind the event, when it has one. */
+  traceparent?: string | null;
 }
 
 /** One status change of a message, ready to be delivered. */
