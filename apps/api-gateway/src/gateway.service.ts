@@ -13,5 +13,5 @@ export const gatewayService: ServiceDefinition = {
   migrations: accountsMigrations,
   // Requests during a PostgreSQL or Kafka outage get the contract's 503 from here (see ServiceDefinition).
   readyWithoutDatabase: true,
-  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), commandTopic(AGENT_TOKEN_COMMAND_TOPIC), { ...commandTopic(VERIFICATION_COMMAND_TOPIC), partitions: VERIFICATION_COMMAND_PARTITIONS }, replyTopic(GATEWAY_REPLY_TOPIC)],
+  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), commandTopic(AGENT_TOKEN_COMMAND_TOPIC), { ...commandTopic(VERIFICATION_COMMAND_TOPIC), partitions: VERIFICATION_COMMAND_PARTITIONS, shared: false }, replyTopic(GATEWAY_REPLY_TOPIC)],
 };

@@ -12,7 +12,7 @@ export const verificationService: ServiceDefinition = {
   schema: 'verification',
   migrations: verificationMigrations,
   topics: [
-    { ...commandTopic(VERIFICATION_COMMAND_TOPIC), partitions: VERIFICATION_COMMAND_PARTITIONS },
+    { ...commandTopic(VERIFICATION_COMMAND_TOPIC), partitions: VERIFICATION_COMMAND_PARTITIONS, shared: false },
     deadLetterTopic(VERIFICATION_COMMAND_TOPIC),
     eventTopic(VERIFICATION_EVENT_TOPIC),
     commandTopic(SMS_BATCH_COMMAND_TOPIC),

@@ -60,4 +60,14 @@ export class PlatformConfig {
   @Min(1)
   @Max(5)
   KAFKA_REPLICATION_FACTOR = 1;
+
+  /**
+   * Partitions of the command and event topics the platform creates (those read in a shared
+   * consumer group): the most replicas that share one topic's records. At least the largest replica
+   * count the autoscalers allow (8 in k8s/). Topics that exist keep theirs (k8s/README.md, "Partitions").
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  KAFKA_TOPIC_PARTITIONS = 12;
 }

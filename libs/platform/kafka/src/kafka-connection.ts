@@ -9,6 +9,8 @@ export interface KafkaSettings {
   prefix: string;
   /** Replication factor of topics this platform creates (1 for a single local broker). */
   replicationFactor?: number;
+  /** Partitions of the command and event topics it creates (KAFKA_TOPIC_PARTITIONS); their specs' count when unset. */
+  sharedPartitions?: number;
 }
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {

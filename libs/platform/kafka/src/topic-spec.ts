@@ -4,6 +4,8 @@ import type { KafkaConnection } from './kafka-connection';
 export interface TopicSpec {
   name: string;
   partitions: number;
+  /** Read in a shared consumer group: created with KAFKA_TOPIC_PARTITIONS partitions when that is set. */
+  shared?: boolean;
   /** Milliseconds; -1 keeps records forever (event topics are the public log). */
   retentionMs: number;
   maxMessageBytes?: number;
@@ -12,16 +14,18 @@ export interface TopicSpec {
 const MiB = 1024 * 1024;
 
 /**
- * Partitions of the topics read in a shared consumer group: a group gives each partition to one
- * replica, so this is the most replicas that share a topic's records. At least the largest replica
- * count the Kubernetes autoscalers allow (8, k8s/README.md); raising it later moves keys.
+ * Partitions of the topics read in a shared consumer group, unless KAFKA_TOPIC_PARTITIONS says
+ * otherwise: a group gives each partition to one replica, so this is the most replicas that share a
+ * topic's records. At least the largest replica count the Kubernetes autoscalers allow (8,
+ * k8s/README.md); raising it later moves keys.
  */
 export const SHARED_TOPIC_PARTITIONS = 12;
 
-export const eventTopic = (name: string): TopicSpec => ({ name, partitions: SHARED_TOPIC_PARTITIONS, retentionMs: -1, maxMessageBytes: 8 * MiB });
+export const eventTopic = (name: string): TopicSpec => ({ name, partitions: SHARED_TOPIC_PARTITIONS, shared: true, retentionMs: -1, maxMessageBytes: 8 * MiB });
 export const commandTopic = (name: string): TopicSpec => ({
   name,
   partitions: SHARED_TOPIC_PARTITIONS,
+  shared: true,
   retentionMs: 7 * 24 * 3600_000,
   maxMessageBytes: 32 * MiB,
 });
@@ -50,7 +54,7 @@ export async function ensureTopics(connection: KafkaConnection, specs: readonly 
         waitForLeaders: false,
         topics: missing.map((spec) => ({
           topic: connection.topic(spec.name),
-          numPartitions: spec.partitions,
+          numPartitions: (spec.shared && connection.settings.sharedPartitions) || spec.partitions,
           replicationFactor: connection.settings.replicationFactor ?? 1,
           configEntries: [
             { name: 'retention.ms', value: String(spec.retentionMs) },

@@ -57,6 +57,7 @@ export class PlatformModule {
               clientId: service.name,
               prefix: config.KAFKA_TOPIC_PREFIX,
               replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+              sharedPartitions: config.KAFKA_TOPIC_PARTITIONS,
             },
             logger,
           ),
