@@ -11,6 +11,7 @@ import { correlation } from './http/correlation.middleware';
 import { HttpListeners, listenerScope } from './http/http-listeners';
 import { httpServerMetrics } from './http/http-server.metrics';
 import { jsonBody } from './http/json-body.middleware';
+import { methodNotAllowed } from './http/method-not-allowed.middleware';
 import { apiDocs } from './openapi/api-docs.middleware';
 import { buildListenerDocuments } from './openapi/openapi-documents';
 
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
     listenerScope(logger),
     correlation,
     apiDocs({ documents, isAdminToken: (token) => adminToken.accepts(token), logger }),
+    // Before the body is read: a method the path does not have is refused whatever the body.
+    methodNotAllowed(logger),
     jsonBody(config.BODY_LIMIT, logger),
   );
   await app.init();

@@ -126,6 +126,22 @@ describe('batch SMS: requests refused as a whole', () => {
       await refused(() => postBatch(stack, account, { messages: [{ ...ok, [field]: value }] }), 400, code);
     });
 
+    // Found by fuzzing the document: the instant of 9999-12-31T23:59:59-14:00 is in the year 10000,
+    // which sms-batch's read models could not store (they stopped for every message after it).
+    it.each([
+      ['expiry', '9999-12-31T23:59:59-14:00', 1006],
+      ['expiry', '0000-06-06T00:00:00Z', 1006],
+      ['scheduled', '0001-01-01T00:30:00+01:00', 1011],
+    ])('%s %s (outside the years 0001-9999 in UTC): 400, %i', async (field, value, code) => {
+      await refused(() => postBatch(stack, account, { template: { [field]: value }, messages: [ok] }), 400, code);
+    });
+
+    // Found by fuzzing the document: RFC 3339 date-times of the years 0001-0099 were refused (400).
+    it('an expiry of the year 18 is a date like any other: the message is rejected as expired', async () => {
+      const res = await sendBatch(stack, account, { messages: [{ ...ok, expiry: '0018-06-06T11:15:53.91Z' }], includeMessagesInResponse: true });
+      expect(res.messages?.[0]?.status).toEqual({ code: 'REJECTED', description: 'Expiry time already reached' });
+    });
+
     // JSON can escape half a surrogate pair; such a string is not text (and Postgres refuses it in jsonb).
     it.each([
       ['text', { messages: [{ ...ok, text: 'smile \ud83d' }] }],

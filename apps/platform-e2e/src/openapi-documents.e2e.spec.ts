@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunningStack } from '@seed/platform-testing';
+import { launchHeadlessChromium, type HeadlessBrowser, type RunningStack } from '@seed/platform-testing';
 import { expectApiError } from './support/http';
 import { useStack } from './support/stack';
 
@@ -50,6 +50,25 @@ describe('OpenAPI documents and Swagger UI per listener', () => {
           for (const other of LISTENERS.filter((l) => l !== listener)) {
             await expectApiError(await fetch(`${baseOf(other)}${path}`, { method: method.toUpperCase() }), 404, 1300);
           }
+        }
+      }
+    });
+
+    // Found by fuzzing the documents: these answered 404 "no such endpoint", and GET of
+    // .../messages/batch reached GET .../messages/{umid} ("no such message").
+    it('answers a method a documented path does not have with 405, Allow listing the documented ones', async () => {
+      const document = JSON.parse(committed(listener)) as { paths: Record<string, Record<string, unknown>> };
+      for (const [template, item] of Object.entries(document.paths)) {
+        const path = template.replace(/\{([^}]+)\}/g, (_m, name: string) => (name === 'umid' ? 'batch' : 'x1234567'));
+        const documented = Object.keys(item).filter((key) => METHODS.includes(key));
+        const concrete = template.replace('{umid}', 'batch');
+        // .../messages/{umid} with umid "batch" is the concrete path .../messages/batch: its methods are that path's.
+        const expected = (document.paths[concrete] && concrete !== template ? Object.keys(document.paths[concrete]).filter((key) => METHODS.includes(key)) : documented).map((m) => m.toUpperCase());
+        const allow = [...expected, ...(expected.includes('GET') ? ['HEAD'] : [])].sort().join(', ');
+        for (const method of [...METHODS, 'options'].filter((m) => !expected.includes(m.toUpperCase()))) {
+          const res = await fetch(`${baseOf(listener)}${path}`, { method: method.toUpperCase() });
+          expect({ method, path, allow: res.headers.get('allow') }).toEqual({ method, path, allow });
+          await expectApiError(res, 405, 1000);
         }
       }
     });
@@ -108,6 +127,37 @@ describe('OpenAPI documents and Swagger UI per listener', () => {
     it('keeps the API itself behind the bearer token only', async () => {
       const basic = { authorization: `Basic ${Buffer.from(`operator:${stack.adminToken}`).toString('base64')}` };
       await expectApiError(await fetch(`${stack.adminUrl}/admin/v1/accounts/acme`, { headers: basic }), 401, 1200);
+    });
+  });
+
+  describe('Swagger UI in headless Chromium', () => {
+    let browser: HeadlessBrowser;
+    beforeAll(async () => {
+      browser = await launchHeadlessChromium();
+    });
+    afterAll(() => browser?.close());
+
+    /** What Swagger UI rendered of each operation: its method and its path, as the DOM shows them. */
+    const operationsShown = (dom: string): string[] =>
+      [...dom.matchAll(/class="opblock-summary-method">([A-Z]+)<\/span>.*?class="opblock-summary-path" data-path="([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`).sort();
+    const operationsOf = (listener: Listener): string[] => {
+      const document = JSON.parse(committed(listener)) as { paths: Record<string, Record<string, unknown>> };
+      return Object.entries(document.paths)
+        .flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`))
+        .sort();
+    };
+
+    it.each(LISTENERS)('%s listener: /docs loads the document and lists every operation, without a console error', async (listener) => {
+      const document = JSON.parse(committed(listener)) as { info: { title: string; version: string } };
+      // The admin docs ask the browser for basic credentials: any user name, the admin token as password.
+      const httpCredentials = listener === 'admin' ? { username: 'operator', password: stack.adminToken } : undefined;
+      const page = await browser.render(`${baseOf(listener)}/docs`, { waitForSelector: '.opblock-summary-path', ...(httpCredentials ? { httpCredentials } : {}) });
+      expect(page.status).toBe(200);
+      expect(page.errors).toEqual([]);
+      expect(page.title).toBe(document.info.title);
+      expect(page.dom).toMatch(new RegExp(`<h1 class="title">${document.info.title}<span><small><pre class="version">\\s*${document.info.version.replace(/\./g, '\\.')}\\s*</pre>`));
+      expect(page.dom).toContain('class="btn authorize unlocked"');
+      expect(operationsShown(page.dom)).toEqual(operationsOf(listener));
     });
   });
 

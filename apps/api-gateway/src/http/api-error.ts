@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly code: number,
     message: string,
     readonly retryAfterSeconds?: number,
+    /** The methods the path has, for the `Allow` header of a 405. */
+    readonly allow?: readonly string[],
   ) {
     super(message);
   }
@@ -20,6 +22,10 @@ export class ApiError extends Error {
   }
   static notFound(message = 'resource not found'): ApiError {
     return new ApiError(404, ApiErrorCode.NotFound, message);
+  }
+  /** A path the listener has, asked with a method it does not have (RFC 9110: 405 with `Allow`). */
+  static methodNotAllowed(method: string, allow: readonly string[]): ApiError {
+    return new ApiError(405, ApiErrorCode.InvalidParameter, `method ${method} not allowed; allowed: ${allow.join(', ')}`, undefined, allow);
   }
   static unavailable(message: string, retryAfterSeconds = 5): ApiError {
     return new ApiError(503, ApiErrorCode.InternalError, message, retryAfterSeconds);

@@ -8,5 +8,6 @@ export function sendApiError(res: Response, error: ApiError, logger: Logger, cau
   if (error.status >= 500) logger.error({ err: cause ?? error, errorId: body.errorId, status: error.status }, error.message);
   else logger.info({ errorId: body.errorId, status: error.status, code: error.code }, error.message);
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  if (error.allow !== undefined) res.setHeader('Allow', error.allow.join(', '));
   res.status(error.status).json(body);
 }

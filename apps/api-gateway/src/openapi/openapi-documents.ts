@@ -16,7 +16,11 @@ export const API_DOCUMENT_VERSION = '0.1.0';
 const COMMON_DESCRIPTION =
   'Every response carries `X-Correlation-Id` (the caller\'s, when it sent an acceptable one, else a new one). ' +
   'Every status >= 400 has the body `{"code", "message", "errorId", "timestamp"}`. ' +
-  'Request bodies are JSON (`Content-Type: application/json`); unknown fields are ignored and `null` counts as an absent optional field.';
+  'Request bodies are JSON (`Content-Type: application/json`); unknown fields are ignored and `null` counts as an absent optional field. ' +
+  // PostgreSQL text cannot hold U+0000 and no SMS carries it (json-body.middleware.ts): a schema
+  // per string cannot say so for the unknown fields, hence here.
+  'No string anywhere in a body, unknown fields included, may contain U+0000 or an unpaired surrogate escape (`\\uD800`-`\\uDFFF`): 400, code 1000. ' +
+  'A path the listener has, asked with a method it does not have: 405 with `Allow` listing the methods it has.';
 
 const INFO: Record<ListenerName, { title: string; description: string }> = {
   messaging: {

@@ -168,6 +168,35 @@ describe('toSubmitBatchData: requests refused as a whole (400)', () => {
     });
   });
 
+  // Found by fuzzing the API document: RFC 3339 date-times of the years 0001-0099 were refused,
+  // and one past 9999 in UTC was accepted and then stopped sms-batch's read models.
+  describe('date-times within the years 0001 to 9999 in UTC, whatever the offset', () => {
+    it.each([
+      ['a year below 100', '0018-06-06T11:15:53.91Z'],
+      ['the first instant', '0001-01-01T00:00:00Z'],
+      ['the last instant', '9999-12-31T23:59:59.999Z'],
+      ['the last day at a negative offset still in 9999', '9999-12-31T09:59:59-14:00'],
+      ['29 February of a leap year below 100', '0004-02-29T12:00:00Z'],
+    ])('accepts %s (%s)', (_, value) => {
+      expect(() => submit(withItem({ expiry: value }))).not.toThrow();
+      expect(() => submit(withTemplate({ text: 'Hi', expiry: value }))).not.toThrow();
+    });
+
+    it('accepts a schedule of the year 18 (in the past: now)', () => {
+      expect(() => submit(withItem({ scheduled: '0018-06-06T11:15:53.91Z' }))).not.toThrow();
+    });
+
+    it.each([
+      ['the year 0', '0000-06-06T00:00:00Z'],
+      ['the year 1 at a positive offset (the year 0 in UTC)', '0001-01-01T00:30:00+01:00'],
+      ['the year 9999 at a negative offset (the year 10000 in UTC)', '9999-12-31T23:59:59-14:00'],
+      ['29 February of a year below 100 that is not a leap year', '0018-02-29T12:00:00Z'],
+    ])('refuses %s (%s)', (_, value) => {
+      expect(refusal(withItem({ expiry: value }))).toMatchObject({ status: 400, code: ApiErrorCode.InvalidExpiry, message: expect.stringMatching(/0001 to 9999/) });
+      expect(refusal(withTemplate({ scheduled: value }))).toMatchObject({ status: 400, code: ApiErrorCode.InvalidScheduleTime });
+    });
+  });
+
   describe('1011: a schedule more than 7 days ahead', () => {
     it('refuses one in an item and one in the template', () => {
       const tooLate = at(7 * DAY_MS + 1);

@@ -1,6 +1,14 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
 /**
+ * RFC 3339 date-times of the years 0001-9999, as sms-properties.rules.ts accepts them (it also
+ * takes a few more ISO 8601 forms). `format` alone is only an annotation in OpenAPI 3.1, so a
+ * client or a fuzzer would take "" for a date-time.
+ */
+const DATE_TIME_PATTERN = '^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$';
+const DATE_TIME = 'ISO 8601 with a time zone, within the years 0001 to 9999 in UTC';
+
+/**
  * The message properties of a batch request as sms-properties.rules.ts checks them: a wrong type
  * or format refuses the whole request (400 with the field's code); `null` counts as absent; what
  * only sms-batch can judge (text and source length, a number's validity, an expiry in the past)
@@ -26,16 +34,18 @@ abstract class SmsPropertiesSchema {
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
+    pattern: DATE_TIME_PATTERN,
     nullable: true,
-    description: 'When to send (ISO 8601 with a time zone); in the past means now, more than 7 days ahead: 400, code 1011.',
+    description: `When to send (${DATE_TIME}); in the past means now, more than 7 days ahead: 400, code 1011.`,
   })
   scheduled?: string | null;
 
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
+    pattern: DATE_TIME_PATTERN,
     nullable: true,
-    description: 'Latest moment the message may still be sent (ISO 8601 with a time zone); already past: the message is rejected. Not a date: 400, code 1006.',
+    description: `Latest moment the message may still be sent (${DATE_TIME}); already past: the message is rejected. Not such a date: 400, code 1006.`,
   })
   expiry?: string | null;
 

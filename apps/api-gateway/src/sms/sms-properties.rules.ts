@@ -13,10 +13,33 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 // A time without a zone would be read in the server's own zone, so it is refused as ambiguous.
 const ZONE = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
 const iso = (v: unknown) =>
-  isString(v) &&
-  isISO8601(v, { strict: true, strictSeparator: true }) &&
-  !Number.isNaN(Date.parse(v)) &&
-  (!v.includes('T') || ZONE.test(v));
+  isString(v) && isISO8601(v, { strictSeparator: true }) && isCalendarDate(v) && isStorableInstant(Date.parse(v)) && (!v.includes('T') || ZONE.test(v));
+
+const DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?/;
+
+/**
+ * The date exists (no 30 February). validator's own `strict` check reads the years 0000-0099 as
+ * 1900-1999 and so refuses every date of them, which RFC 3339 (the documents' `date-time`) allows.
+ */
+function isCalendarDate(v: string): boolean {
+  const [, year, month = '01', day = '01'] = DATE.exec(v) ?? [];
+  const date = new Date(0);
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  return year !== undefined && date.getUTCFullYear() === Number(year) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+}
+
+/** 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z. */
+const FIRST_INSTANT = -62_135_596_800_000;
+const LAST_INSTANT = 253_402_300_799_999;
+
+/**
+ * sms-batch writes instants as `toISOString()` into PostgreSQL timestamps. Outside the years
+ * 0001-9999 in UTC (9999-12-31T23:59:59-14:00 is in the year 10000) that is `+010000-...` or
+ * year 0, which PostgreSQL refuses: the event would stop sms-batch's read models for everyone.
+ */
+const isStorableInstant = (ms: number) => ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
+
+const DATE_TIME = 'must be an ISO 8601 date-time with a time zone, in the years 0001 to 9999 (UTC)';
 
 /**
  * Type rules of the template and of each of up to 10,000 items. Checked by plain functions rather
@@ -32,8 +55,8 @@ const COMMON: Record<string, Rule> = {
     message: 'must be AUTO, GSM7 or UCS2',
     valid: (v) => v === 'AUTO' || v === 'GSM7' || v === 'UCS2',
   },
-  scheduled: { code: ApiErrorCode.InvalidScheduleTime, message: 'must be an ISO 8601 date-time with a time zone', valid: iso },
-  expiry: { code: ApiErrorCode.InvalidExpiry, message: 'must be an ISO 8601 date-time with a time zone', valid: iso },
+  scheduled: { code: ApiErrorCode.InvalidScheduleTime, message: DATE_TIME, valid: iso },
+  expiry: { code: ApiErrorCode.InvalidExpiry, message: DATE_TIME, valid: iso },
   dlrCallbackUrl: {
     code: ApiErrorCode.InvalidParameter,
     message: 'must be an http(s) URL without credentials, at most 2048 characters',

@@ -18,6 +18,12 @@ const PAGES: Record<string, { status: number; headers?: Record<string, string>; 
 
 function site(): Server {
   return createServer((req, res) => {
+    // Behind basic authentication (user any, password "secret"), as the gateway's admin docs are.
+    if (req.url === '/private') {
+      const password = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString('utf8').split(':')[1];
+      if (password !== 'secret') return void res.writeHead(401, { 'www-authenticate': 'Basic realm="private"' }).end();
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Private</title><p id="inside">inside</p>');
+    }
     const page = PAGES[req.url ?? ''];
     if (!page) return void res.writeHead(404).end();
     res.writeHead(page.status, { 'content-type': 'text/html; charset=utf-8', ...page.headers }).end(page.body);
@@ -53,6 +59,13 @@ describe('headless Chromium', () => {
     expect(page.status).toBe(403);
     expect(page.title).toBe('Strict');
     expect(page.errors.join('\n')).toMatch(/Content Security Policy/);
+  });
+
+  it('answers a basic-authentication challenge with the credentials it was given, and only then', async () => {
+    const inside = await browser.render(`${base}/private`, { waitForSelector: '#inside', httpCredentials: { username: 'operator', password: 'secret' } });
+    expect({ status: inside.status, title: inside.title }).toEqual({ status: 200, title: 'Private' });
+    // Without them Chromium gives up on the challenge: no page at all.
+    await expect(browser.render(`${base}/private`)).rejects.toThrow(/ERR_INVALID_AUTH_CREDENTIALS/);
   });
 
   it('fails when the selector never shows', async () => {

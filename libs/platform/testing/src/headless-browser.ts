@@ -24,6 +24,8 @@ export interface RenderOptions {
   readonly waitForSelector?: string;
   /** For the navigation and for the selector each; 15 s by default. */
   readonly timeoutMs?: number;
+  /** Basic-authentication credentials the page's context answers a challenge with, as a person would type them in. */
+  readonly httpCredentials?: { readonly username: string; readonly password: string };
 }
 
 /** What a page looked like once rendered. */
@@ -92,7 +94,7 @@ export async function renderedDom(url: string, options: RenderOptions = {}): Pro
 
 async function openPage(browser: Browser, url: string, options: RenderOptions): Promise<OpenPage> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const context = await browser.newContext();
+  const context = await browser.newContext(options.httpCredentials ? { httpCredentials: { ...options.httpCredentials } } : {});
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (message) => {

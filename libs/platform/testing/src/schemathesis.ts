@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
 const ROOT = join(__dirname, __dirname.includes('/dist/libs/') ? '../../../../..' : '../../../..');
 /** Installed, at the version whose flags and reports this file uses, by tools/scripts/ensure-schemathesis.sh. */
 export const SCHEMATHESIS_BIN = join(ROOT, '.local/venv/bin/schemathesis');
+/** The hooks of an invalid-only pass (`invalidOnly`), read by schemathesis from the sources. */
+const INVALID_ONLY_HOOKS = join(ROOT, 'libs/platform/testing/src/schemathesis-invalid-only.py');
 
 export type SchemathesisMode = 'positive' | 'negative' | 'all';
 export type SchemathesisCheck =
@@ -52,6 +54,23 @@ export interface SchemathesisRun {
   readonly reportDir?: string;
   /** Kills the run after this long; 10 minutes by default. */
   readonly timeoutMs?: number;
+  /** Bearer tokens by security scheme (`components.securitySchemes`), for a document with several. */
+  readonly bearerTokens?: Readonly<Record<string, string>>;
+  /** Path parameters sent with this value whatever was generated, such as the sub-account a key may use. */
+  readonly pathParameters?: Readonly<Record<string, string>>;
+  /** Checks not run for single operations, by operationId; say why where this is set. */
+  readonly checksOff?: Readonly<Record<string, readonly SchemathesisCheck[]>>;
+  /** Operations not tested at all, by operationId. */
+  readonly excludeOperationIds?: readonly string[];
+  /**
+   * Only requests the document calls invalid are sent (schemathesis-invalid-only.py): the valid
+   * cases that `--mode negative` still sends are dropped. Needs mode `negative`.
+   */
+  readonly invalidOnly?: boolean;
+  /** false: generated strings never contain U+0000 (for an API that documents refusing it). */
+  readonly allowNulBytes?: boolean;
+  /** Every failure of an operation is reported, not only its first. */
+  readonly continueOnFailure?: boolean;
 }
 
 /** One kind of failure as the JSON report lists it, such as ST101 "Server error" on `POST /names`. */
@@ -71,6 +90,8 @@ export interface SchemathesisResult {
   readonly requests: number;
   /** Operations tested, of the selected ones. */
   readonly operationsTested: number;
+  /** Responses by HTTP status, such as `{ "200": 40, "400": 310 }`, as the HAR report has them. */
+  readonly statuses: Readonly<Record<string, number>>;
   readonly failures: readonly SchemathesisFailure[];
   /** Test cases that could not be sent or checked (network errors, an unusable schema). */
   readonly errors: number;
@@ -89,7 +110,10 @@ export async function runSchemathesis(run: SchemathesisRun): Promise<Schemathesi
   const reports = run.reportDir ? resolve(run.reportDir) : join(work, 'reports');
   mkdirSync(reports, { recursive: true });
   try {
-    const { exitCode, output } = await spawnSchemathesis(schemathesisArgs(run, reports), work, run.timeoutMs ?? 600_000);
+    const configPath = join(work, 'schemathesis.toml');
+    writeFileSync(configPath, schemathesisConfig(run));
+    const env = { SEED_FIXED_PATH_PARAMETERS: Object.keys(run.pathParameters ?? {}).join(',') };
+    const { exitCode, output } = await spawnSchemathesis(schemathesisArgs(run, reports, configPath), work, run.timeoutMs ?? 600_000, env);
     const report = readJson<JsonReport>(join(reports, 'report.json'));
     const har = readJson<HarReport>(join(reports, 'requests.har'));
     return {
@@ -97,6 +121,7 @@ export async function runSchemathesis(run: SchemathesisRun): Promise<Schemathesi
       testCases: report?.test_cases?.generated ?? 0,
       requests: har?.log?.entries?.length ?? 0,
       operationsTested: report?.operations?.tested ?? 0,
+      statuses: countStatuses(har),
       failures: (report?.failures ?? []).map(({ code, title, count, operations }) => ({ code, title, count, operations })),
       errors: report?.test_cases?.errored ?? 0,
       failuresText: failureSections(output) || (exitCode === 0 ? '' : output.split('\n').slice(-40).join('\n')),
@@ -108,15 +133,21 @@ export async function runSchemathesis(run: SchemathesisRun): Promise<Schemathesi
 }
 
 /** The command line; exported so a test can show what was run. */
-export function schemathesisArgs(run: SchemathesisRun, reportDir: string): string[] {
-  const args = ['run', resolve(run.schemaPath), '--url', run.baseUrl];
+export function schemathesisArgs(run: SchemathesisRun, reportDir: string, configPath: string): string[] {
+  if (run.invalidOnly && run.mode !== 'negative') throw new Error('invalidOnly needs mode negative');
+  const args = ['--config-file', configPath, 'run', resolve(run.schemaPath), '--url', run.baseUrl];
   for (const [name, value] of Object.entries(run.headers ?? {})) args.push('-H', `${name}: ${value}`);
-  args.push('--checks', run.checks.join(','), '--mode', run.mode, '--max-examples', String(run.maxExamples));
+  // The checks are in the configuration file: named on the command line, they would override an
+  // operation's own `enabled = false` there.
+  args.push('--mode', run.mode, '--max-examples', String(run.maxExamples));
   args.push('--phases', (run.phases ?? ['examples', 'coverage', 'fuzzing']).join(','));
   args.push('--workers', String(run.workers ?? 1));
   if (run.seed !== undefined) args.push('--seed', String(run.seed));
   if (run.requestTimeoutSeconds !== undefined) args.push('--request-timeout', String(run.requestTimeoutSeconds));
   if (run.rateLimit !== undefined) args.push('--rate-limit', run.rateLimit);
+  for (const id of run.excludeOperationIds ?? []) args.push('--exclude-operation-id', id);
+  if (run.allowNulBytes === false) args.push('--generation-allow-x00', 'false');
+  if (run.continueOnFailure) args.push('--continue-on-failure');
   args.push(
     '--report', 'json,junit,har',
     '--report-json-path', join(reportDir, 'report.json'),
@@ -129,6 +160,36 @@ export function schemathesisArgs(run: SchemathesisRun, reportDir: string): strin
   return args;
 }
 
+/**
+ * schemathesis.toml: the checks (on, each, or all), tokens per security scheme, fixed path
+ * parameters, checks off per operation, and the hooks of an invalid-only pass.
+ */
+export function schemathesisConfig(run: SchemathesisRun): string {
+  const lines: string[] = [];
+  if (run.invalidOnly) lines.push(`hooks = ${toml(INVALID_ONLY_HOOKS)}`);
+  const all = run.checks.includes('all');
+  lines.push('[checks]', `enabled = ${all}`, ...(all ? [] : run.checks.map((check) => `${check}.enabled = true`)));
+  for (const [scheme, token] of Object.entries(run.bearerTokens ?? {})) lines.push(`[auth.openapi.${toml(scheme)}]`, `bearer = ${toml(token)}`);
+  const parameters = Object.entries(run.pathParameters ?? {});
+  if (parameters.length > 0) lines.push('[parameters]', ...parameters.map(([name, value]) => `${toml(`path.${name}`)} = ${toml(value)}`));
+  for (const [operationId, checks] of Object.entries(run.checksOff ?? {})) {
+    lines.push('[[operations]]', `include-operation-id = ${toml(operationId)}`, ...checks.map((check) => `checks.${check}.enabled = false`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A TOML basic string: JSON's escapes are TOML's for what these values hold. */
+const toml = (value: string): string => JSON.stringify(value);
+
+function countStatuses(har: HarReport | undefined): Record<string, number> {
+  const statuses: Record<string, number> = {};
+  for (const entry of har?.log?.entries ?? []) {
+    const status = String(entry.response?.status ?? 0);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  return statuses;
+}
+
 /** What this file reads of the JSON report (schemathesis 4.x). */
 interface JsonReport {
   operations?: { tested?: number };
@@ -136,7 +197,7 @@ interface JsonReport {
   failures?: { code: string; title: string; count: number; operations: string[] }[];
 }
 interface HarReport {
-  log?: { entries?: unknown[] };
+  log?: { entries?: { response?: { status?: number } }[] };
 }
 
 function readJson<T>(path: string): T | undefined {
@@ -155,9 +216,9 @@ export function failureSections(output: string): string {
   return kept.join('\n').trim();
 }
 
-function spawnSchemathesis(args: string[], cwd: string, timeoutMs: number): Promise<{ exitCode: number; output: string }> {
+function spawnSchemathesis(args: string[], cwd: string, timeoutMs: number, env: Record<string, string>): Promise<{ exitCode: number; output: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(SCHEMATHESIS_BIN, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' } });
+    const child = spawn(SCHEMATHESIS_BIN, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' } });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
