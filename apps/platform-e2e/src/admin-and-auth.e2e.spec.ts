@@ -172,6 +172,24 @@ describe('admin API and API keys', () => {
     });
   });
 
+  it('answers 404, never 500, for path ids no account or key could have (a NUL byte among them)', async () => {
+    const { accountId } = await stack.createAccount();
+    const url = (path: string) => `${stack.adminUrl}/admin/v1/accounts${path}`;
+    const token = stack.adminToken;
+    const attempts = [
+      request(url('/a%00b'), { token, method: 'GET' }),
+      request(url('/a%00b/sub-accounts'), { token, body: { subAccountId: uniqueId('sub') } }),
+      request(url('/a%00b/api-keys'), { token }),
+      request(url('/a%00b/rate-limit'), { token, method: 'GET' }),
+      request(url('/a%00b/rate-limit'), { token, method: 'PUT', body: { requestsPerSecond: 5 } }),
+      request(url(`/${accountId}/api-keys/key_%00`), { token, method: 'DELETE' }),
+      request(url(`/${accountId}/api-keys/${'x'.repeat(300)}`), { token, method: 'DELETE' }),
+    ];
+    for (const res of await Promise.all(attempts)) await expectApiError(res, 404, 1300);
+    // Still behind the operator token: the id is not looked at before the caller is known.
+    await expectApiError(await request(url('/a%00b'), { token: null, method: 'GET' }), 401, 1200);
+  });
+
   describe('request rate limits', () => {
     /** Waits until just after a second starts, so that a burst falls within one second. */
     const startOfSecond = () => new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 20));

@@ -6,6 +6,7 @@ import { ApiError } from '../http/api-error';
 import { validateBody } from '../http/validate-body';
 import { AccountParam } from '../openapi/path-params.openapi';
 import { AdminTokenProtected } from '../openapi/protected-by.openapi';
+import { AccountIdPipe, ApiKeyIdPipe } from './admin-path-ids';
 import { AdminTokenGuard } from './admin-token.guard';
 import { GatewayConfig } from '../gateway.config';
 import { CreateAccountDto, CreateSubAccountDto, SetRateLimitDto } from './admin.dto';
@@ -48,7 +49,7 @@ export class AdminController {
   @Get(':accountId')
   @GetAccountDocs()
   @AccountParam()
-  async getAccount(@Param('accountId') accountId: string) {
+  async getAccount(@Param('accountId', AccountIdPipe) accountId: string) {
     const subAccountIds = await this.accounts.subAccountsOf(accountId);
     if (subAccountIds.length === 0) throw ApiError.notFound(`account ${accountId} does not exist`);
     return { accountId, subAccountIds };
@@ -57,7 +58,7 @@ export class AdminController {
   @Post(':accountId/sub-accounts')
   @CreateSubAccountDocs()
   @AccountParam()
-  async createSubAccount(@Param('accountId') accountId: string, @Body() body: unknown) {
+  async createSubAccount(@Param('accountId', AccountIdPipe) accountId: string, @Body() body: unknown) {
     const { subAccountId } = validateBody(CreateSubAccountDto, body);
     // `<id>_hq` is every account's default sub-account; another account taking `x_hq` would
     // make account `x` impossible to create later.
@@ -71,7 +72,7 @@ export class AdminController {
   @Post(':accountId/api-keys')
   @CreateApiKeyDocs()
   @AccountParam()
-  async createApiKey(@Param('accountId') accountId: string) {
+  async createApiKey(@Param('accountId', AccountIdPipe) accountId: string) {
     const key = await this.mapErrors(() => this.accounts.createApiKey(accountId));
     return { apiKey: key.apiKey, apiKeyId: key.apiKeyId };
   }
@@ -80,7 +81,7 @@ export class AdminController {
   @HttpCode(204)
   @RevokeApiKeyDocs()
   @AccountParam()
-  async revokeApiKey(@Param('accountId') accountId: string, @Param('apiKeyId') apiKeyId: string): Promise<void> {
+  async revokeApiKey(@Param('accountId', AccountIdPipe) accountId: string, @Param('apiKeyId', ApiKeyIdPipe) apiKeyId: string): Promise<void> {
     if (!(await this.accounts.revokeApiKey(accountId, apiKeyId))) {
       throw ApiError.notFound(`no active API key ${apiKeyId} in account ${accountId}`);
     }
@@ -89,7 +90,7 @@ export class AdminController {
   @Get(':accountId/rate-limit')
   @GetRateLimitDocs()
   @AccountParam()
-  async getRateLimit(@Param('accountId') accountId: string): Promise<RateLimitView> {
+  async getRateLimit(@Param('accountId', AccountIdPipe) accountId: string): Promise<RateLimitView> {
     const own = await this.accounts.rateLimitOf(accountId);
     if (own === undefined) throw ApiError.notFound(`account ${accountId} does not exist`);
     return this.rateLimitView(accountId, own);
@@ -99,7 +100,7 @@ export class AdminController {
   @Put(':accountId/rate-limit')
   @SetRateLimitDocs()
   @AccountParam()
-  async setRateLimit(@Param('accountId') accountId: string, @Body() body: unknown): Promise<RateLimitView> {
+  async setRateLimit(@Param('accountId', AccountIdPipe) accountId: string, @Body() body: unknown): Promise<RateLimitView> {
     const { requestsPerSecond } = validateBody(SetRateLimitDto, body);
     if (!(await this.accounts.setRateLimit(accountId, requestsPerSecond))) throw ApiError.notFound(`account ${accountId} does not exist`);
     return this.rateLimitView(accountId, requestsPerSecond);
