@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       DATABASE_PREPARED_STATEMENTS: true,
       HEALTH_PORT: 0,
       KAFKA_REPLICATION_FACTOR: 1,
+      KAFKA_TOPIC_PARTITIONS: 12,
       START_TIMEOUT_MS: 120_000,
     });
   });
