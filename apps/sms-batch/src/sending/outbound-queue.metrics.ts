@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { quoteSchema } from '@seed/platform-event-store';
-import { boundedQuery, LOGGER, SampledGauge, ScrapeSample, ServiceSchema } from '@seed/platform-nest';
+import { attachSqlRowGauges, LOGGER, SampledGauge, ServiceSchema } from '@seed/platform-nest';
 
 const dueMessages = new SampledGauge({
   name: 'sms_batch_outbound_queue_due_messages',
@@ -21,7 +21,7 @@ const oldestDueSeconds = new SampledGauge({
  */
 @Injectable()
 export class OutboundQueueMetrics implements OnModuleInit, OnApplicationShutdown {
-  private detach: (() => void)[] = [];
+  private detach: () => void = () => undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -32,17 +32,12 @@ export class OutboundQueueMetrics implements OnModuleInit, OnApplicationShutdown
   onModuleInit(): void {
     const sql = `SELECT count(*)::float8 AS due, coalesce(extract(epoch FROM now() - min(next_attempt_at)), 0)::float8 AS oldest
                    FROM ${quoteSchema(this.schema.name)}.outbound_queue WHERE next_attempt_at <= now()`;
-    const sample = new ScrapeSample(async () => (await boundedQuery<{ due: number; oldest: number }>(this.dataSource, sql))[0], {
-      onError: (error) => this.logger.debug({ err: error }, 'metrics: outbound queue not read'),
-    });
-    const value = (key: 'due' | 'oldest') => async () => {
-      const row = await sample.current();
-      return row ? [{ labels: {}, value: Math.max(0, Number(row[key])) }] : undefined;
-    };
-    this.detach = [dueMessages.attach(value('due')), oldestDueSeconds.attach(value('oldest'))];
+    this.detach = attachSqlRowGauges(this.dataSource, sql, { due: dueMessages, oldest: oldestDueSeconds }, (error) =>
+      this.logger.debug({ err: error }, 'metrics: outbound queue not read'),
+    );
   }
 
   onApplicationShutdown(): void {
-    for (const detach of this.detach.splice(0)) detach();
+    this.detach();
   }
 }

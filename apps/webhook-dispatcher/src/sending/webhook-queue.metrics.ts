@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { quoteSchema } from '@seed/platform-event-store';
-import { boundedQuery, LOGGER, SampledGauge, ScrapeSample, ServiceSchema } from '@seed/platform-nest';
+import { attachSqlRowGauges, LOGGER, SampledGauge, ServiceSchema } from '@seed/platform-nest';
 
 const pending = new SampledGauge({
   name: 'webhook_dispatcher_pending_deliveries',
@@ -29,14 +29,6 @@ const brokenEndpoints = new SampledGauge({
 /** Dead letters are counted up to this many: the count stays one index scan however many pile up. */
 const DEAD_LETTER_COUNT_CAP = 100_000;
 
-interface QueueRow {
-  pending: number;
-  due: number;
-  oldest: number;
-  dead: number;
-  broken: number;
-}
-
 /**
  * The delivery queue's depth and age and the dead letters, for the dashboard and the alerts. Each
  * count reads one partial index (pending rows: the message-order index; due rows: the claimable
@@ -62,7 +54,7 @@ export function webhookQueueSql(schema: string): string {
 
 @Injectable()
 export class WebhookQueueMetrics implements OnModuleInit, OnApplicationShutdown {
-  private detach: (() => void)[] = [];
+  private detach: () => void = () => undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -71,24 +63,13 @@ export class WebhookQueueMetrics implements OnModuleInit, OnApplicationShutdown 
   ) {}
 
   onModuleInit(): void {
-    const sql = webhookQueueSql(this.schema.name);
-    const sample = new ScrapeSample(async () => (await boundedQuery<QueueRow>(this.dataSource, sql))[0], {
-      onError: (error) => this.logger.debug({ err: error }, 'metrics: webhook queue not read'),
-    });
-    const value = (key: keyof QueueRow) => async () => {
-      const row = await sample.current();
-      return row ? [{ labels: {}, value: Math.max(0, Number(row[key])) }] : undefined;
-    };
-    this.detach = [
-      pending.attach(value('pending')),
-      due.attach(value('due')),
-      oldestDue.attach(value('oldest')),
-      deadLetters.attach(value('dead')),
-      brokenEndpoints.attach(value('broken')),
-    ];
+    const gauges = { pending, due, oldest: oldestDue, dead: deadLetters, broken: brokenEndpoints };
+    this.detach = attachSqlRowGauges(this.dataSource, webhookQueueSql(this.schema.name), gauges, (error) =>
+      this.logger.debug({ err: error }, 'metrics: webhook queue not read'),
+    );
   }
 
   onApplicationShutdown(): void {
-    for (const detach of this.detach.splice(0)) detach();
+    this.detach();
   }
 }
