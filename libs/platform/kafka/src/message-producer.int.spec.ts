@@ -31,7 +31,9 @@ describe('MessageProducer', () => {
 
     const admin = kafka.kafka.admin();
     await admin.connect();
-    const offsets = await admin.fetchTopicOffsets(kafka.topic('events')).finally(() => admin.disconnect());
+    // A topic created moments ago (12 partitions) may still answer "not the leader" to a list-offsets
+    // request for a partition the send did not touch: asked again, it answers.
+    const offsets = await eventually(() => admin.fetchTopicOffsets(kafka.topic('events')), 10_000).finally(() => admin.disconnect());
     expect(offsets.reduce((sum, p) => sum + Number(p.high), 0)).toBe(3);
 
     await eventually(async () => (recorder.of('events').length >= 3 ? true : undefined));
