@@ -61,8 +61,8 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
         WebhookQueueMetrics,
         {
           provide: WebhookSender,
-          inject: [DeliveryStore, AccountWebhooksStore, DataSource],
-          useFactory: (store: DeliveryStore, accounts: AccountWebhooksStore, dataSource: DataSource) =>
+          inject: [DeliveryStore, AccountWebhooksStore, DeliveryIntake, DataSource],
+          useFactory: (store: DeliveryStore, accounts: AccountWebhooksStore, intake: DeliveryIntake, dataSource: DataSource) =>
             new WebhookSender(
               store,
               new WebhookHttpClient({
@@ -84,6 +84,7 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
                 idleMs: config.WEBHOOK_IDLE_MS,
                 retry: { baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, maxAgeMs: config.WEBHOOK_RETRY_MAX_AGE_MS },
                 breaker: { failureThreshold: config.WEBHOOK_BREAKER_FAILURES, cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS },
+                writeDown: (deliveries, leaseMs) => dataSource.transaction((tx) => intake.writeDown(tx, deliveries, leaseMs)),
               },
             ),
         },
@@ -97,6 +98,8 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
                 sender.take(held);
                 sender.wake();
               },
+              directOffer: () => sender.directOffer(),
+              sendDirect: (direct) => sender.sendDirect(direct),
             }),
         },
       ],

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { v7 as uuidv7 } from 'uuid';
+import { v5 as uuidv5 } from 'uuid';
 import type { Logger } from 'pino';
 import { quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
 import { LOGGER, ServiceSchema } from '@seed/platform-nest';
@@ -12,9 +12,23 @@ import {
   type StatusChange,
 } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, newSigningSecret, SecretSealer } from '../accounts/account-webhooks.store';
-import { DeliveryStore, type ClaimedDelivery, type HoldOffer } from '../sending/delivery-store';
+import type { DeliveryToWrite, DirectDelivery, DirectOffer } from '../sending/direct-delivery';
+import { DeliveryStore, originOf, type ClaimedDelivery, type HoldOffer } from '../sending/delivery-store';
 
 const CONSUMER = 'sms-batch-events';
+/**
+ * Delivery ids are derived from the status event's id: one delivery per event, and the same id
+ * (the `X-Webhook-Delivery-Id` the customer may deduplicate on) when a redelivered event is sent
+ * again, whichever way it went the first time.
+ */
+const DELIVERY_ID_NAMESPACE = '6f1d6c5e-2f55-4c0b-9a51-3d8f2b7e4a10';
+export const deliveryIdOf = (eventId: string): string => uuidv5(eventId, DELIVERY_ID_NAMESPACE);
+
+/** First attempts the sender takes without a row (`accept`'s `direct`): its offer, and where the taken ones go. */
+export interface DirectHandOver {
+  offer: DirectOffer;
+  taken: DirectDelivery[];
+}
 
 /**
  * Turns sms-batch events into deliveries, inside the caller's transaction: each status change
@@ -39,9 +53,13 @@ export class DeliveryIntake {
 
   /**
    * Returns the number of deliveries scheduled. Those the offer takes are leased to the sender and
-   * added to `held`, for it to send once the caller's transaction has committed.
+   * added to `held`, for it to send once the caller's transaction has committed. With `direct`,
+   * first attempts the sender's direct offer takes are not written at all: they go to
+   * `direct.taken`, for the sender to try before the events' offsets are committed (sendDirect).
+   * Only a message's one change in the batch can go so, and only when none of its changes is
+   * pending: order per message holds because whatever comes later waits behind the written rows.
    */
-  async accept(db: SqlExecutor, events: readonly SourceEvent[], now: Date = new Date(), offer?: HoldOffer, held?: ClaimedDelivery[]): Promise<number> {
+  async accept(db: SqlExecutor, events: readonly SourceEvent[], now: Date = new Date(), offer?: HoldOffer, held?: ClaimedDelivery[], direct?: DirectHandOver): Promise<number> {
     const changes = events.map((e) => ({ event: e, change: statusChangeOf(e) })).filter((c): c is { event: SourceEvent; change: StatusChange } => c.change !== null);
     if (changes.length === 0) return 0;
 
@@ -56,34 +74,29 @@ export class DeliveryIntake {
       return url === null ? [] : [{ ...c, url }];
     });
     if (targeted.length === 0) return 0;
-    const fresh = await this.recordProcessed(db, targeted.map((c) => c.event.eventId));
+    const at = now.toISOString();
+    const usable = targeted.filter(({ event, change, url }) => {
+      if (!callbackUrlProblem(url)) return true;
+      // sms-batch accepts only http(s) URLs; anything else is logged (without the URL's query) and not sent.
+      this.logger.warn({ umid: change.umid, eventId: event.eventId }, 'status change with an unusable callback URL: not delivered');
+      return false;
+    });
+    const goDirect = direct ? await this.takeDirect(db, usable, accounts, direct, at) : new Set<string>();
+    const rest = usable.filter((c) => !goDirect.has(c.event.eventId));
+    if (rest.length === 0) return 0;
+    const fresh = await this.recordProcessed(db, rest.map((c) => c.event.eventId));
     // `fresh` holds each new id once: an event repeated within the batch is taken once, too.
-    const todo = targeted.filter((c) => fresh.delete(c.event.eventId));
+    const todo = rest.filter((c) => fresh.delete(c.event.eventId));
     if (todo.length === 0) return 0;
 
-    const at = now.toISOString();
     const scheduled: DeliveryScheduledV1[] = [];
     const traces = new Map<string, string | null>();
     const needSecret = new Set<string>();
-    for (const { event, change, url } of todo) {
-      if (callbackUrlProblem(url)) {
-        // sms-batch accepts only http(s) URLs; anything else is logged (without the URL's query) and not sent.
-        this.logger.warn({ umid: change.umid, eventId: event.eventId }, 'status change with an unusable callback URL: not delivered');
-        continue;
-      }
-      needSecret.add(change.accountId);
-      const deliveryId = uuidv7();
-      traces.set(deliveryId, event.traceparent ?? null);
-      scheduled.push({
-        deliveryId,
-        accountId: change.accountId,
-        umid: change.umid,
-        sequence: change.sequence,
-        url,
-        body: JSON.stringify(change.body),
-        sourceEventId: event.eventId,
-        scheduledAt: at,
-      });
+    for (const targetedChange of todo) {
+      needSecret.add(targetedChange.change.accountId);
+      const delivery = scheduledOf(targetedChange, at);
+      traces.set(delivery.deliveryId, targetedChange.event.traceparent ?? null);
+      scheduled.push(delivery);
     }
     const withoutSecret = [...needSecret].filter((id) => accounts.get(id)?.state.sealedSecret === null).sort();
     const locked = withoutSecret.length > 0 ? await this.accounts.load(db, withoutSecret, true) : new Map();
@@ -98,6 +111,74 @@ export class DeliveryIntake {
     return scheduled.length;
   }
 
+  /**
+   * The status changes that go to the sender without a row, all of a message's changes in the
+   * batch or none: of an account with a signing secret, none handled before (a redelivered event
+   * that was written down is not sent again from here), no pending change of the message, and
+   * every one taken by the offer. The sender sends a message's changes one after the other.
+   */
+  private async takeDirect(
+    db: SqlExecutor,
+    changes: readonly TargetedChange[],
+    accounts: Awaited<ReturnType<AccountWebhooksStore['load']>>,
+    direct: DirectHandOver,
+    at: string,
+  ): Promise<Set<string>> {
+    const candidates = changes.filter((c) => (accounts.get(c.change.accountId)?.state.sealedSecret ?? null) !== null);
+    if (candidates.length === 0) return new Set();
+    const [handled, pending] = await Promise.all([
+      this.processedAmong(db, candidates.map((c) => c.event.eventId)),
+      this.deliveries.pendingMessages(db, candidates.map((c) => c.change.umid)),
+    ]);
+    const perMessage = new Map<string, number>();
+    for (const c of changes) perMessage.set(c.change.umid, (perMessage.get(c.change.umid) ?? 0) + 1);
+    const byMessage = new Map<string, TargetedChange[]>();
+    for (const c of candidates) byMessage.set(c.change.umid, [...(byMessage.get(c.change.umid) ?? []), c]);
+    const taken = new Set<string>();
+    for (const [umid, ofMessage] of byMessage) {
+      if (pending.has(umid) || ofMessage.some((c) => handled.has(c.event.eventId))) continue;
+      // Every change of the message in the batch, or none (a later one scheduled due while an earlier one is in flight would overtake it).
+      if (ofMessage.length !== perMessage.get(umid)) continue;
+      const origins = ofMessage.map((c) => originOf(c.url));
+      if (!origins.every((origin) => direct.offer.take(origin))) continue;
+      ofMessage.sort((a, b) => a.change.sequence - b.change.sequence);
+      ofMessage.forEach((c, i) => {
+        taken.add(c.event.eventId);
+        direct.taken.push({ scheduled: scheduledOf(c, at), origin: origins[i] as string, traceparent: c.event.traceparent ?? null });
+      });
+    }
+    return taken;
+  }
+
+  /**
+   * Writes direct deliveries down as if this intake had scheduled them (WriteDown): an in-flight
+   * one leased to the sender, whatever else its message has pending (it is being sent already),
+   * one not started due as intake would make it. Answers the lease tokens of the in-flight ones
+   * written here; an event already recorded as processed was written by another replica, which owns it.
+   */
+  async writeDown(db: SqlExecutor, deliveries: readonly DeliveryToWrite[], leaseMs: number): Promise<Map<string, string>> {
+    if (deliveries.length === 0) return new Map();
+    const fresh = await this.recordProcessed(db, deliveries.map((d) => d.scheduled.sourceEventId));
+    const todo = deliveries.filter((d) => fresh.delete(d.scheduled.sourceEventId));
+    const traces = new Map(todo.map((d) => [d.scheduled.deliveryId, d.traceparent]));
+    const inFlight = new Set(todo.filter((d) => d.inFlight).map((d) => d.scheduled.deliveryId));
+    const at = new Date().toISOString();
+    const held = await this.deliveries.schedule(
+      db,
+      todo.map((d) => d.scheduled),
+      { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at },
+      { leaseMs, take: () => false },
+      traces,
+      inFlight,
+    );
+    return new Map(held.map((h) => [h.deliveryId, h.leaseToken]));
+  }
+
+  private async processedAmong(db: SqlExecutor, eventIds: string[]): Promise<Set<string>> {
+    const rows: { message_id: string }[] = await db.query(`SELECT message_id FROM ${this.s}.processed_messages WHERE consumer = $1 AND message_id = ANY($2::text[])`, [CONSUMER, eventIds]);
+    return new Set(rows.map((r) => r.message_id));
+  }
+
   private async recordProcessed(db: SqlExecutor, eventIds: string[]): Promise<Set<string>> {
     const rows: { message_id: string }[] = await db.query(
       `INSERT INTO ${this.s}.processed_messages (consumer, message_id, result)
@@ -107,4 +188,23 @@ export class DeliveryIntake {
     );
     return new Set(rows.map((r) => r.message_id));
   }
+}
+
+interface TargetedChange {
+  event: SourceEvent;
+  change: StatusChange;
+  url: string;
+}
+
+function scheduledOf({ event, change, url }: TargetedChange, at: string): DeliveryScheduledV1 {
+  return {
+    deliveryId: deliveryIdOf(event.eventId),
+    accountId: change.accountId,
+    umid: change.umid,
+    sequence: change.sequence,
+    url,
+    body: JSON.stringify(change.body),
+    sourceEventId: event.eventId,
+    scheduledAt: at,
+  };
 }

@@ -6,12 +6,19 @@ import { consumerDeadLetters, deadLetterTopic, IntervalOffsetCommitter, startCon
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery, HoldOffer } from '../sending/delivery-store';
+import type { DirectDelivery, DirectOffer } from '../sending/direct-delivery';
 import type { DeliveryIntake } from './delivery-intake';
 
-/** Where scheduled deliveries go: the sender's offer for the next transaction, and its hand for what was held. */
+/**
+ * Where scheduled deliveries go: the sender's offer for the next transaction, and its hand for
+ * what was held; optionally its offer of first attempts without a row, and the attempts themselves
+ * (settled, succeeded or written down, before the chunk's offsets are committed).
+ */
 export interface ScheduledDeliveries {
   offer(): HoldOffer | undefined;
   scheduled(held: ClaimedDelivery[]): void;
+  directOffer?(): DirectOffer | undefined;
+  sendDirect?(direct: readonly DirectDelivery[]): Promise<void>;
 }
 
 export const INTAKE_GROUP = 'webhook-dispatcher.sms-batch-events';
@@ -87,14 +94,17 @@ export class StatusEventConsumer {
         if (event) events.push({ event, message });
         else await this.deadLetter(batch.topic, message, 'not an event envelope');
       }
-      const { scheduled, held } = await this.withRetries(() => this.accept(batch.topic, events), heartbeat);
+      const { scheduled, held, direct } = await this.withRetries(() => this.accept(batch.topic, events), heartbeat);
+      if (scheduled > 0) this.sink.scheduled(held);
+      // The chunk's offsets go only after its direct deliveries were sent or written down: until
+      // then the events on the topic are their only record.
+      if (direct.length > 0) await this.sink.sendDirect?.(direct);
       const last = chunk[chunk.length - 1];
       if (last) {
         resolveOffset(last.offset);
         this.committer.handled(batch.topic, batch.partition, last.offset);
       }
       await heartbeat();
-      if (scheduled > 0) this.sink.scheduled(held);
     }
   }
 
@@ -103,12 +113,14 @@ export class StatusEventConsumer {
    * partition for good: then each event is tried on its own, and the ones that still fail that way
    * are dead-lettered with the reason.
    */
-  private async accept(topic: string, events: { event: SourceEvent; message: Message }[]): Promise<{ scheduled: number; held: ClaimedDelivery[] }> {
+  private async accept(topic: string, events: { event: SourceEvent; message: Message }[]): Promise<{ scheduled: number; held: ClaimedDelivery[]; direct: DirectDelivery[] }> {
     try {
       // A new offer and hand per attempt: a rolled-back attempt held nothing.
       const held: ClaimedDelivery[] = [];
-      const scheduled = await this.dataSource.transaction((tx) => this.intake.accept(tx, events.map((e) => e.event), new Date(), this.sink.offer(), held));
-      return { scheduled, held };
+      const directOffer = this.sink.sendDirect ? this.sink.directOffer?.() : undefined;
+      const direct = directOffer ? { offer: directOffer, taken: [] as DirectDelivery[] } : undefined;
+      const scheduled = await this.dataSource.transaction((tx) => this.intake.accept(tx, events.map((e) => e.event), new Date(), this.sink.offer(), held, direct));
+      return { scheduled, held, direct: direct?.taken ?? [] };
     } catch (error) {
       if (!isPermanentDatabaseError(error)) throw error;
       let scheduled = 0;
@@ -120,7 +132,7 @@ export class StatusEventConsumer {
           await this.deadLetter(topic, message, `not handled: ${single instanceof Error ? single.message : String(single)}`.slice(0, 1000));
         }
       }
-      return { scheduled, held: [] };
+      return { scheduled, held: [], direct: [] };
     }
   }
 

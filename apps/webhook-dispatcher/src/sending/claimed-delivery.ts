@@ -1,3 +1,5 @@
+import type { DirectTicket } from './direct-delivery';
+
 /** A delivery the sender holds: what to send where, and how often it was tried. */
 export interface ClaimedDelivery {
   deliveryId: string;
@@ -16,6 +18,8 @@ export interface ClaimedDelivery {
   leaseToken: string;
   /** The trace of the status change (W3C traceparent), for the POST's span. */
   traceparent: string | null;
+  /** A first attempt handed over by the intake without a row (WebhookSender.sendDirect). */
+  direct?: DirectTicket;
 }
 
 /**

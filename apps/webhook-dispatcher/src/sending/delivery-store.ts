@@ -80,7 +80,9 @@ export class DeliveryStore {
 
   /**
    * New deliveries, due at once (inside the caller's transaction); those the offer takes are
-   * inserted leased and returned, to be handed to the sender once the transaction commits.
+   * inserted leased and returned, to be handed to the sender once the transaction commits. Those
+   * in `inFlight` (direct deliveries written down while being sent) are leased whatever else their
+   * message has pending, and returned too (with `offer`'s lease).
    */
   async schedule(
     db: SqlExecutor,
@@ -88,6 +90,7 @@ export class DeliveryStore {
     meta: AppendMetadata,
     offer?: HoldOffer,
     traces: ReadonlyMap<string, string | null> = new Map(),
+    inFlight: ReadonlySet<string> = new Set(),
   ): Promise<ClaimedDelivery[]> {
     if (deliveries.length === 0) return [];
     await this.store.append(
@@ -100,9 +103,11 @@ export class DeliveryStore {
     const claimedAt = Date.now();
     const rows = deliveries.map((d) => {
       const origin = originOf(d.url);
-      const isBlocked = blocked.has(d.deliveryId);
+      const sending = inFlight.has(d.deliveryId);
+      const isBlocked = !sending && blocked.has(d.deliveryId);
       const traceparent = traces.get(d.deliveryId) ?? null;
-      return { ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin, scheduled_at: d.scheduledAt, traceparent, blocked: isBlocked, held: !isBlocked && offer !== undefined && offer.take(origin) };
+      const held = sending || (!isBlocked && offer !== undefined && offer.take(origin));
+      return { ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin, scheduled_at: d.scheduledAt, traceparent, blocked: isBlocked, held };
     });
     // A held row's lease is its due time moved forward, as a claim does; its token is the
     // transaction's time, which the statement answers once.
@@ -124,6 +129,16 @@ export class DeliveryStore {
     return rows
       .filter((r) => r.held)
       .map((r) => ({ deliveryId: r.deliveryId, accountId: r.accountId, url: r.url, origin: r.origin, body: r.body, attempts: 0, claimedAt, leaseToken, traceparent: r.traceparent }));
+  }
+
+  /** The messages among `umids` with a pending delivery (read without locks: only the intake of their partition adds any). */
+  async pendingMessages(db: SqlExecutor, umids: readonly string[]): Promise<Set<string>> {
+    if (umids.length === 0) return new Set();
+    const rows: { umid: string }[] = await db.query(
+      `${PLAN_EACH_CALL} SELECT DISTINCT umid FROM ${this.s}.deliveries WHERE umid = ANY($1::text[]) AND state = 'pending'`,
+      [[...new Set(umids)]],
+    );
+    return new Set(rows.map((r) => r.umid));
   }
 
   /**

@@ -54,6 +54,21 @@ export class SendingEndpoint {
     return waitingLine(this.usable(now, concurrency, marginMs)) - this.held();
   }
 
+  /**
+   * How many more first attempts the intake may hand over without a row (WebhookSender.directOffer):
+   * `depth` per usable slot, less what is held; none unless the breaker is closed without failures
+   * and no failure waits for its verdict (an endpoint that fails gets its deliveries written down).
+   */
+  directRoom(now: number, concurrency: number, marginMs: number, depth: number): number {
+    if (!this.clean() || this.verdictsDue > 0) return 0;
+    return this.usable(now, concurrency, marginMs) * depth - this.held();
+  }
+
+  /** The breaker as last read is closed with no failures counted: a success there changes nothing to record. */
+  clean(): boolean {
+    return this.breaker.failures === 0 && this.breaker.openUntil === null;
+  }
+
   /** What the next claim must leave this replica (slotsToKeep): it starts no more meanwhile. */
   keep(now: number, concurrency: number, marginMs: number): number {
     return slotsToKeep(this.inFlight, this.held(), this.usable(now, concurrency, marginMs));

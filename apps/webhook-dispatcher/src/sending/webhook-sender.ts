@@ -14,6 +14,7 @@ import {
   type RetryPolicy,
 } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery, HoldOffer } from './claimed-delivery';
+import type { DirectDelivery, DirectHeld, DirectOffer, DirectTicket, WriteDown } from './direct-delivery';
 import type { BreakerReading, DeliveryStore } from './delivery-store';
 import { SendingEndpoint, type HeldDelivery } from './sending-endpoint';
 import type { WebhookHttpClient } from './webhook-http-client';
@@ -32,6 +33,10 @@ export interface SenderOptions {
   sweepMs?: number;
   /** This replica's name in the endpoints' slot grants; by default host, pid and a random part. */
   holder?: string;
+  /** Writes direct deliveries down (the intake's); without it the sender takes none (directOffer). */
+  writeDown?: WriteDown;
+  /** How long direct deliveries may go unsettled before what is left of them is written down. */
+  directWaitMs?: number;
 }
 
 /** The clear signing secrets of an account valid now (current first), or [] when it has none. */
@@ -42,6 +47,11 @@ const SMALL_CLAIM = 64;
 const CLAIM_GATHER_MS = 10;
 /** With no room for more deliveries, a claim still runs this often: it renews and hands back slots. */
 const UPKEEP_MS = 1000;
+/** Direct deliveries held at once, as a multiple of WEBHOOK_MAX_IN_FLIGHT (they hold no row, and no other replica waits for them). */
+const DIRECT_PER_HELD = 4;
+/** Direct deliveries waiting per usable slot of an endpoint. */
+const DIRECT_DEPTH = 16;
+const DIRECT_WAIT_MS = 2000;
 
 interface Outcome {
   delivery: ClaimedDelivery;
@@ -64,8 +74,12 @@ export class WebhookSender {
   private readonly endpoints = new Map<string, SendingEndpoint>();
   private readonly outcomes: Outcome[] = [];
   private readonly toRelease: { deliveryId: string; leaseToken: string; dueAt: Date | null }[] = [];
+  /** Direct deliveries to write down: failed, not settled in time, or handed back. */
+  private readonly toWrite: { delivery: HeldDelivery; inFlight: boolean }[] = [];
   private readonly holder: string;
   private held = 0;
+  /** Direct deliveries not settled yet (also counted in `held` while waiting or in flight). */
+  private direct = 0;
   private lastClaimAt = 0;
   /** Where the stranded-delivery sweep goes on (it looks at a bounded slice of the queue each time). */
   private strandedCursor = '';
@@ -203,6 +217,118 @@ export class WebhookSender {
       .catch((error: unknown) => this.logger.error({ err: error }, 'held deliveries not taken; their leases give them back'));
   }
 
+  /**
+   * An offer of first attempts without a row, for the intake's transaction: an endpoint this
+   * replica holds usable slots of, with a clean breaker, up to DIRECT_DEPTH per slot. Undefined
+   * when the sender cannot write deliveries down (then everything is scheduled).
+   */
+  directOffer(): DirectOffer | undefined {
+    if (!this.running || !this.options.writeDown) return undefined;
+    let room = this.options.maxHeld * DIRECT_PER_HELD - this.direct;
+    const now = Date.now();
+    const taken = new Map<string, number>();
+    return {
+      take: (origin) => {
+        const endpoint = this.endpoints.get(origin);
+        if (room <= 0 || !endpoint) return false;
+        const count = taken.get(origin) ?? 0;
+        if (count >= endpoint.directRoom(now, this.options.endpointConcurrency, this.startMarginMs(), DIRECT_DEPTH)) return false;
+        taken.set(origin, count + 1);
+        room--;
+        return true;
+      },
+    };
+  }
+
+  /**
+   * First attempts of status changes the intake did not write down. Resolves once each one has
+   * succeeded or has been written down (failed, not settled within `directWaitMs`, or handed back
+   * on stop): only then may the intake commit their events' offsets. A success writes nothing; a
+   * written-down delivery goes on as a scheduled one (retries, dead letters), an in-flight one
+   * leased to this replica so that its outcome is recorded as a claimed delivery's. The changes of
+   * one message (in `items`' order) go one after the other: a later one is sent once the earlier
+   * one succeeded, and written down behind it when it did not.
+   */
+  async sendDirect(items: readonly DirectDelivery[]): Promise<void> {
+    if (items.length === 0) return;
+    const settled: Promise<void>[] = [];
+    const claimedAt = Date.now();
+    const deliveries: DirectHeld[] = items.map(({ scheduled, origin, traceparent }) => {
+      let settle: () => void = () => undefined;
+      settled.push(new Promise<void>((resolve) => (settle = resolve)));
+      const direct: DirectTicket = { scheduled, state: 'memory', place: 'follower', followers: [], mine: false, settle };
+      const { deliveryId, accountId, url, body } = scheduled;
+      return { deliveryId, accountId, url, origin, body, attempts: 0, claimedAt, leaseToken: '', traceparent, direct, secrets: [] };
+    });
+    const heads = new Map<string, DirectHeld>();
+    for (const d of deliveries) {
+      const head = heads.get(d.direct.scheduled.umid);
+      if (head) head.direct.followers.push(d);
+      else heads.set(d.direct.scheduled.umid, d);
+    }
+    this.direct += deliveries.length;
+    let secrets: Map<string, string[]> | undefined;
+    try {
+      secrets = await this.secretsOf([...new Set(deliveries.map((d) => d.accountId))]);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'signing secrets not read; direct deliveries written down');
+    }
+    if (!secrets || !this.running) for (const head of heads.values()) this.writeDownChain(head, false);
+    else {
+      for (const d of deliveries) d.secrets = secrets.get(d.accountId) ?? [];
+      for (const head of heads.values()) this.line(head);
+      new Set([...heads.values()].map((d) => d.origin)).forEach((origin) => this.pump(origin));
+    }
+    this.flushPause.wake();
+    const late = setTimeout(() => this.writeDownUnsettled(deliveries), this.options.directWaitMs ?? DIRECT_WAIT_MS);
+    try {
+      await Promise.all(settled);
+    } finally {
+      clearTimeout(late);
+    }
+  }
+
+  /** A direct delivery joins its endpoint's waiting line (the caller pumps it). */
+  private line(delivery: DirectHeld): void {
+    delivery.direct.place = 'waiting';
+    this.held++;
+    this.endpoint(delivery.origin).waiting.push(delivery);
+  }
+
+  /** A direct delivery and the later changes of its message waiting for it, to be written down (it `inFlight` or not started). */
+  private writeDownChain(delivery: DirectHeld, inFlight: boolean): void {
+    delivery.direct.state = 'writing';
+    this.toWrite.push({ delivery, inFlight });
+    for (const follower of delivery.direct.followers.splice(0)) {
+      follower.direct.state = 'writing';
+      this.toWrite.push({ delivery: follower, inFlight: false });
+    }
+    this.flushPause.wake();
+  }
+
+  /** Direct deliveries still without an outcome: written down, so that the intake may go on (one slow endpoint never holds it up). */
+  private writeDownUnsettled(deliveries: readonly DirectHeld[]): void {
+    const waiting = new Set<DirectHeld>();
+    for (const d of deliveries) {
+      if (d.direct.state !== 'memory') continue;
+      if (d.direct.place === 'waiting') waiting.add(d);
+      else {
+        // Its followers are in `deliveries` too (in memory): written down with it, in this loop.
+        d.direct.followers = [];
+        this.writeDownChain(d, d.direct.place === 'flight');
+      }
+    }
+    for (const origin of new Set([...waiting].map((d) => d.origin))) {
+      const endpoint = this.endpoints.get(origin);
+      if (endpoint) endpoint.waiting = endpoint.waiting.filter((d) => !waiting.has(d as DirectHeld));
+    }
+    this.held -= waiting.size;
+    for (const d of waiting) {
+      d.direct.followers = [];
+      this.writeDownChain(d, false);
+    }
+  }
+
   private async adopt(claimed: ClaimedDelivery[]): Promise<void> {
     if (claimed.length === 0) return;
     this.held += claimed.length;
@@ -252,6 +378,7 @@ export class WebhookSender {
       }
       if (!endpoint.mayStart(now, this.options.endpointConcurrency, this.startMarginMs())) break;
       endpoint.waiting.shift();
+      if (next.direct) next.direct.place = 'flight';
       endpoint.inFlight++;
       void this.attempt(next).then((outcome) => this.ended(origin, endpoint, next, outcome));
     }
@@ -262,7 +389,13 @@ export class WebhookSender {
     endpoint.inFlight--;
     this.held--;
     if (outcome.kind === 'failure') endpoint.verdictsDue++;
-    this.outcomes.push({ delivery, outcome, at: new Date().toISOString() });
+    const ticket = delivery.direct;
+    const at = new Date().toISOString();
+    if (ticket && ticket.state !== 'written') this.directEnded(endpoint, delivery as DirectHeld, { outcome, at });
+    else if (ticket && !ticket.mine) {
+      // Written down by another replica first: the outcome is that replica's to record.
+      if (outcome.kind === 'failure') endpoint.verdictsDue--;
+    } else this.outcomes.push({ delivery, outcome, at });
     this.flushPause.wake();
     this.pump(origin);
     // Claim again only when a good part of the room is free, and this endpoint's waiting line
@@ -270,10 +403,47 @@ export class WebhookSender {
     if (this.held <= this.options.maxHeld / 2 && endpoint.held() <= this.options.endpointConcurrency) this.pause.wake();
   }
 
+  /**
+   * A direct delivery's attempt ended before it was written down: a success is settled without a
+   * word to the database (unless its endpoint's breaker has failures to clear) and lets the next
+   * change of its message go; a failure is written down leased to this replica, then recorded,
+   * with the later changes behind it. One ended while being written down is recorded once it is.
+   */
+  private directEnded(endpoint: SendingEndpoint, delivery: DirectHeld, ended: { outcome: AttemptOutcome; at: string }): void {
+    const ticket = delivery.direct;
+    if (ticket.state === 'writing') {
+      ticket.outcome = ended;
+      return;
+    }
+    if (ended.outcome.kind !== 'success') {
+      ticket.outcome = ended;
+      this.writeDownChain(delivery, true);
+      return;
+    }
+    ticket.state = 'done';
+    this.direct--;
+    ticket.settle();
+    // Counted on the shared breaker only when it has something to clear (a delivery with no row
+    // is skipped by the recording; its success still resets the breaker).
+    if (!endpoint.clean()) this.outcomes.push({ delivery, ...ended });
+    const [next, ...rest] = ticket.followers.splice(0);
+    if (!next) return;
+    next.direct.followers = rest;
+    if (!this.running) this.writeDownChain(next, false);
+    else {
+      this.line(next);
+      if (next.origin !== delivery.origin) this.pump(next.origin);
+    }
+  }
+
   private handBack(deliveries: ClaimedDelivery[], dueAt: Date | null): void {
     if (deliveries.length === 0) return;
     this.held -= deliveries.length;
-    this.toRelease.push(...deliveries.map((d) => ({ deliveryId: d.deliveryId, leaseToken: d.leaseToken, dueAt })));
+    for (const d of deliveries) {
+      // A direct delivery has no row to hand back: it is written down, due for any claim.
+      if (d.direct?.state === 'memory') this.writeDownChain(d as DirectHeld, false);
+      else this.toRelease.push({ deliveryId: d.deliveryId, leaseToken: d.leaseToken, dueAt });
+    }
     this.flushPause.wake();
   }
 
@@ -296,9 +466,18 @@ export class WebhookSender {
   }
 
   private async flushLoop(): Promise<void> {
-    while (this.running || this.outcomes.length > 0 || this.toRelease.length > 0 || this.held > 0) {
-      if (this.outcomes.length === 0 && this.toRelease.length === 0) {
+    while (this.running || this.outcomes.length > 0 || this.toRelease.length > 0 || this.toWrite.length > 0 || this.held > 0 || this.direct > 0) {
+      if (this.outcomes.length === 0 && this.toRelease.length === 0 && this.toWrite.length === 0) {
         await this.flushPause.wait(this.options.idleMs);
+        continue;
+      }
+      const writes = this.toWrite.splice(0);
+      try {
+        await this.writeDown(writes);
+      } catch (error) {
+        this.logger.error({ err: error }, 'writing direct deliveries down failed; retrying');
+        this.toWrite.unshift(...writes);
+        await new Promise((r) => setTimeout(r, 500));
         continue;
       }
       const outcomes = this.outcomes.splice(0);
@@ -314,10 +493,45 @@ export class WebhookSender {
     }
   }
 
+  /**
+   * Direct deliveries written down in one transaction, then settled: an in-flight one is leased to
+   * this replica and its outcome, if it came back meanwhile, joins the next recording.
+   */
+  private async writeDown(writes: readonly { delivery: HeldDelivery; inFlight: boolean }[]): Promise<void> {
+    if (writes.length === 0 || !this.options.writeDown) return;
+    const tokens = await this.options.writeDown(
+      writes.map(({ delivery, inFlight }) => ({ scheduled: (delivery.direct as DirectTicket).scheduled, traceparent: delivery.traceparent, inFlight })),
+      this.options.leaseMs,
+    );
+    for (const { delivery, inFlight } of writes) {
+      const ticket = delivery.direct as DirectTicket;
+      ticket.state = 'written';
+      this.direct--;
+      const token = tokens.get(delivery.deliveryId);
+      ticket.mine = inFlight && token !== undefined;
+      if (ticket.mine) delivery.leaseToken = token as string;
+      const ended = ticket.outcome;
+      if (ended) {
+        if (ticket.mine) this.outcomes.push({ delivery, ...ended });
+        else if (ended.outcome.kind === 'failure') this.clearVerdict(delivery.origin);
+      }
+      ticket.settle();
+    }
+    this.pause.wake(); // what was written down not leased is due for a claim
+  }
+
+  private clearVerdict(origin: string): void {
+    const endpoint = this.endpoints.get(origin);
+    if (!endpoint) return;
+    endpoint.verdictsDue--;
+    this.pump(origin);
+  }
+
   /** One batch of outcomes (with their endpoints' breakers) and hand-backs. */
   private async record(outcomes: Outcome[], releases: typeof this.toRelease): Promise<void> {
     const at = new Date().toISOString();
-    const commands: (DeliveryCommand & { deliveryId: string })[] = outcomes.map((o) => ({
+    // Direct successes (no row) are here only for their endpoint's breaker.
+    const commands: (DeliveryCommand & { deliveryId: string })[] = outcomes.filter((o) => o.delivery.direct?.state !== 'done').map((o) => ({
       type: 'RecordOutcome',
       deliveryId: o.delivery.deliveryId,
       outcome: o.outcome,
@@ -332,7 +546,7 @@ export class WebhookSender {
       kinds.set(o.delivery.origin, list);
     }
     const runs = new Map([...kinds].map(([origin, k]) => [origin, outcomeRun(k)]));
-    const leaseTokens = new Map(outcomes.map((o) => [o.delivery.deliveryId, o.delivery.leaseToken]));
+    const leaseTokens = new Map(outcomes.filter((o) => o.delivery.leaseToken !== '').map((o) => [o.delivery.deliveryId, o.delivery.leaseToken]));
     // Hand-backs first: a failure of either retries both, and a hand-back done twice changes
     // nothing (its token is gone from the row), while outcomes recorded twice would count twice on
     // their endpoint's breaker (the deliveries themselves are fenced off the second time).
