@@ -22,9 +22,13 @@ export class SendingEndpoint {
   wanting = 1;
   /** This replica's want is on the endpoint's row: the next claims must deal with it (withdraw it when done). */
   wants = false;
+  /** When a direct delivery last joined this endpoint's waiting line (WebhookSender keeps its slots a while after). */
+  lastDirectAt = 0;
   /** Failed attempts not yet recorded: the recording answers the breaker's state after them. */
   verdictsDue = 0;
   private slotsUntil = 0;
+  /** How long its attempts take of late (null: none yet). */
+  private answerMs: number | null = null;
   private breaker: BreakerState = closedBreaker();
   /**
    * The version of the breaker reading in hand: an older one (a claim whose snapshot predates a
@@ -56,12 +60,20 @@ export class SendingEndpoint {
 
   /**
    * How many more first attempts the intake may hand over without a row (WebhookSender.directOffer):
-   * `depth` per usable slot, less what is held; none unless the breaker is closed without failures
-   * and no failure waits for its verdict (an endpoint that fails gets its deliveries written down).
+   * per usable slot, as many requests as the endpoint answers in `withinMs` at its recent pace
+   * (between `minDepth` and `maxDepth`), less what is held; none unless the breaker is closed
+   * without failures and no failure waits for its verdict (an endpoint that fails gets its
+   * deliveries written down). So what the intake hands over can be sent before it is written down.
    */
-  directRoom(now: number, concurrency: number, marginMs: number, depth: number): number {
+  directRoom(now: number, concurrency: number, marginMs: number, depth: { withinMs: number; minDepth: number; maxDepth: number }): number {
     if (!this.clean() || this.verdictsDue > 0) return 0;
-    return this.usable(now, concurrency, marginMs) * depth - this.held();
+    const perSlot = this.answerMs === null ? depth.minDepth : Math.max(depth.minDepth, Math.min(depth.maxDepth, Math.floor(depth.withinMs / Math.max(1, this.answerMs))));
+    return this.usable(now, concurrency, marginMs) * perSlot - this.held();
+  }
+
+  /** An attempt took `ms`: the recent pace (a moving average over about the last 16 attempts). */
+  answered(ms: number): void {
+    this.answerMs = this.answerMs === null ? ms : this.answerMs + (ms - this.answerMs) / 16;
   }
 
   /** The breaker as last read is closed with no failures counted: a success there changes nothing to record. */

@@ -48,10 +48,19 @@ const CLAIM_GATHER_MS = 10;
 /** With no room for more deliveries, a claim still runs this often: it renews and hands back slots. */
 const UPKEEP_MS = 1000;
 /** Direct deliveries held at once, as a multiple of WEBHOOK_MAX_IN_FLIGHT (they hold no row, and no other replica waits for them). */
-const DIRECT_PER_HELD = 4;
-/** Direct deliveries waiting per usable slot of an endpoint. */
-const DIRECT_DEPTH = 16;
+const DIRECT_PER_HELD = 16;
 const DIRECT_WAIT_MS = 2000;
+/**
+ * Direct deliveries an endpoint may hold per usable slot: what it answers in a quarter of the
+ * wait at its recent pace, within these bounds (the lower one until it has answered at all).
+ */
+const DIRECT_DEPTH = { minDepth: 8, maxDepth: 128 };
+/**
+ * A replica keeps its slots of an endpoint this long after its last direct delivery there: the
+ * intake offers direct deliveries only to endpoints it holds slots of, and a steady stream whose
+ * chunks each end before the next claim would otherwise hand them back and write the next chunk down.
+ */
+const DIRECT_KEEP_MS = 3000;
 
 interface Outcome {
   delivery: ClaimedDelivery;
@@ -161,10 +170,13 @@ export class WebhookSender {
     if (room === 0 && (this.endpoints.size === 0 || askedAt - this.lastClaimAt < UPKEEP_MS)) return 0;
     this.lastClaimAt = askedAt;
     const concurrency = this.options.endpointConcurrency;
-    const endpoints = new Map([...this.endpoints].map(([origin, e]) => [origin, { held: e.held(), keep: e.keep(askedAt, concurrency, this.startMarginMs()) }]));
-    // Slots of endpoints this replica holds nothing of go back with this claim: from now on they
-    // are not used (an offer taking one meanwhile waits for the claim's answer).
-    for (const endpoint of this.endpoints.values()) if (endpoint.held() === 0) endpoint.slots = 0;
+    const keeping = (e: SendingEndpoint) => askedAt - e.lastDirectAt < DIRECT_KEEP_MS;
+    const endpoints = new Map(
+      [...this.endpoints].map(([origin, e]) => [origin, { held: keeping(e) ? Math.max(1, e.held()) : e.held(), keep: e.keep(askedAt, concurrency, this.startMarginMs()) }]),
+    );
+    // Slots of endpoints this replica holds nothing of (and sent nothing direct to of late) go back
+    // with this claim: from now on they are not used (an offer taking one meanwhile waits for the claim's answer).
+    for (const endpoint of this.endpoints.values()) if (endpoint.held() === 0 && !keeping(endpoint)) endpoint.slots = 0;
     const excluded = [...endpoints].filter(([, e]) => e.held >= waitingLine(concurrency)).map(([origin]) => origin);
     // Grants are renewed early enough that a request can always start (startMarginMs) until the
     // next claim, which comes within a second (UPKEEP_MS) even when the sender is full.
@@ -232,7 +244,8 @@ export class WebhookSender {
         const endpoint = this.endpoints.get(origin);
         if (room <= 0 || !endpoint) return false;
         const count = taken.get(origin) ?? 0;
-        if (count >= endpoint.directRoom(now, this.options.endpointConcurrency, this.startMarginMs(), DIRECT_DEPTH)) return false;
+        const depth = { ...DIRECT_DEPTH, withinMs: (this.options.directWaitMs ?? DIRECT_WAIT_MS) / 4 };
+        if (count >= endpoint.directRoom(now, this.options.endpointConcurrency, this.startMarginMs(), depth)) return false;
         taken.set(origin, count + 1);
         room--;
         return true;
@@ -292,7 +305,9 @@ export class WebhookSender {
   private line(delivery: DirectHeld): void {
     delivery.direct.place = 'waiting';
     this.held++;
-    this.endpoint(delivery.origin).waiting.push(delivery);
+    const endpoint = this.endpoint(delivery.origin);
+    endpoint.lastDirectAt = Date.now();
+    endpoint.waiting.push(delivery);
   }
 
   /** A direct delivery and the later changes of its message waiting for it, to be written down (it `inFlight` or not started). */
@@ -380,7 +395,11 @@ export class WebhookSender {
       endpoint.waiting.shift();
       if (next.direct) next.direct.place = 'flight';
       endpoint.inFlight++;
-      void this.attempt(next).then((outcome) => this.ended(origin, endpoint, next, outcome));
+      const startedAt = Date.now();
+      void this.attempt(next).then((outcome) => {
+        endpoint.answered(Date.now() - startedAt);
+        this.ended(origin, endpoint, next, outcome);
+      });
     }
     if (endpoint.idle() && this.endpoints.get(origin) === endpoint) this.endpoints.delete(origin);
   }
