@@ -210,6 +210,25 @@ describe('EventStore', () => {
 });
 
 describe('runMigrations', () => {
+  it('keeps the events of a log written before the bodies became json readable as they were', async () => {
+    const older = uniqueName('it_json_bodies');
+    const before = eventStoreSchema.filter((m) => m.id !== '000-event-store-textual-json');
+    try {
+      await runMigrations(ds, older, before);
+      const store = new EventStore(older);
+      const data = { name: 'Ada', nested: { list: [1, 'two', null], unicode: 'ü€😀' }, n: 1.5 };
+      await store.append(ds, [{ streamId: 'old-1', expectedVersion: 0, events: [{ type: 'Registered', schemaVersion: 1, data }] }], { correlationId: 'c', causationId: null, occurredAt: new Date().toISOString() });
+      expect(await runMigrations(ds, older, eventStoreSchema)).toEqual(['000-event-store-textual-json']);
+      const [column] = await ds.query(`SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'events' AND column_name = 'data'`, [older]);
+      expect(column).toEqual({ data_type: 'json' });
+      await store.append(ds, [{ streamId: 'old-1', expectedVersion: 1, events: [{ type: 'Renamed', schemaVersion: 1, data: { name: 'Ada L.' } }] }], { correlationId: 'c', causationId: null, occurredAt: new Date().toISOString() });
+      const events = await store.readStream(ds, 'old-1');
+      expect(events.map((e) => e.data)).toEqual([data, { name: 'Ada L.' }]);
+    } finally {
+      await dropSchema(ds, older);
+    }
+  });
+
   it('applies each migration once, in order, even when replicas start together', async () => {
     const fresh = uniqueName('it_migrations');
     const migrations = [
@@ -218,10 +237,10 @@ describe('runMigrations', () => {
     ];
     try {
       const applied = await Promise.all([1, 2, 3].map(() => runMigrations(ds, fresh, migrations)));
-      expect(applied.flat()).toEqual(['000-event-store', '000-event-store-statistics', '001-extra']);
+      expect(applied.flat()).toEqual(['000-event-store', '000-event-store-statistics', '000-event-store-textual-json', '001-extra']);
       expect(await runMigrations(ds, fresh, migrations)).toEqual([]);
       const ids = await ds.query(`SELECT id FROM "${fresh}".schema_migrations ORDER BY applied_at, id`);
-      expect(ids.map((r: { id: string }) => r.id)).toEqual(['000-event-store', '000-event-store-statistics', '001-extra']);
+      expect(ids.map((r: { id: string }) => r.id)).toEqual(['000-event-store', '000-event-store-statistics', '000-event-store-textual-json', '001-extra']);
     } finally {
       await dropSchema(ds, fresh);
     }

@@ -47,4 +47,15 @@ export const eventStoreSchema: Migration[] = [
     id: '000-event-store-statistics',
     statements: (s) => [`ALTER TABLE ${s}.events ALTER COLUMN data SET STATISTICS 0, ALTER COLUMN metadata SET STATISTICS 0`],
   },
+  /**
+   * Bodies kept as the JSON text they were written as (`json`), not `jsonb`: nothing queries
+   * inside them, and every event is written once and read by every follower, so jsonb's parse into
+   * its binary form on insert and its printing back to text on every read were pure cost (on the
+   * delivery path, appends and follower reads were the two largest statements). An existing log is
+   * rewritten once by this migration (the table is locked meanwhile; see docs/decisions.md).
+   */
+  {
+    id: '000-event-store-textual-json',
+    statements: (s) => [`ALTER TABLE ${s}.events ALTER COLUMN data TYPE json USING data::json, ALTER COLUMN metadata TYPE json USING metadata::json`],
+  },
 ];

@@ -78,8 +78,8 @@ export class EventStore {
             LIMIT 1)
          INSERT INTO ${this.table} (event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at)
          SELECT event_id, stream_id, stream_position, type, schema_version, data, metadata, occurred_at
-           FROM jsonb_to_recordset($1::jsonb) AS r(event_id uuid, stream_id text, stream_position int, type text,
-                schema_version int, data jsonb, metadata jsonb, occurred_at timestamptz)
+           FROM json_to_recordset($1::json) AS r(event_id uuid, stream_id text, stream_position int, type text,
+                schema_version int, data json, metadata json, occurred_at timestamptz)
           WHERE NOT EXISTS (SELECT 1 FROM mismatched)
          RETURNING event_id, global_position, transaction_id::text AS transaction_id`,
         [JSON.stringify(rows), JSON.stringify(existing)],
