@@ -4,7 +4,7 @@ import { MessageHeader } from '@seed/contracts';
 import { isPermanentDatabaseError } from '@seed/platform-event-store';
 import { consumerDeadLetters, deadLetterTopic, IntervalOffsetCommitter, startConsumer, unprefixedTopic, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
-import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
+import { STATUS_CHANGE_TYPES, type SourceEvent } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery, HoldOffer } from '../sending/delivery-store';
 import type { DirectDelivery, DirectOffer } from '../sending/direct-delivery';
 import type { DeliveryIntake } from './delivery-intake';
@@ -90,6 +90,10 @@ export class StatusEventConsumer {
       const chunk = batch.messages.slice(i, i + CHUNK);
       const events: { event: SourceEvent; message: Message }[] = [];
       for (const message of chunk) {
+        // An event whose type (the relay's header) is no status change is passed over unread:
+        // a third of sms-batch's events are MessageQueued, the largest of them.
+        const type = message.headers?.[MessageHeader.MessageType]?.toString();
+        if (type !== undefined && !STATUS_CHANGE_TYPES.has(type)) continue;
         const event = parseEvent(message.value);
         if (event) events.push({ event, message });
         else await this.deadLetter(batch.topic, message, 'not an event envelope');

@@ -30,6 +30,9 @@ export interface StatusChange {
 
 export const WEBHOOK_DESCRIPTION = 'Outbound message status changed';
 
+/** The sms-batch event types that stand for a status change (statusChangeOf); the others are never delivered. */
+export const STATUS_CHANGE_TYPES: ReadonlySet<string> = new Set(['MessageRejected', 'MessageSent', 'MessageDelivered', 'MessageUndelivered']);
+
 /**
  * The status change an sms-batch event stands for, or null for events that change no status a
  * webhook reports: `BatchSubmitted`, `ReceiptRecorded`, and `MessageQueued` (the batch response

@@ -1,5 +1,5 @@
 import type { MessageRef } from '@seed/sms-batch-contracts';
-import { statusChangeOf, type SourceEvent } from './status-change';
+import { STATUS_CHANGE_TYPES, statusChangeOf, type SourceEvent } from './status-change';
 
 const REF: MessageRef = {
   umid: 'u-1',
@@ -54,5 +54,14 @@ describe('status changes that become webhooks', () => {
 
   it.each(['MessageQueued', 'BatchSubmitted', 'ReceiptRecorded', 'SomethingNew'])('sends nothing for %s', (type) => {
     expect(statusChangeOf(event(type, REF))).toBeNull();
+  });
+});
+
+describe('the status-change types the intake reads', () => {
+  it('are exactly the sms-batch event types that become a status change (the others are passed over unread)', () => {
+    const all = ['BatchSubmitted', 'MessageQueued', 'MessageRejected', 'MessageSent', 'MessageDelivered', 'MessageUndelivered', 'ReceiptRecorded'];
+    const data = { ...REF, description: 'd', detail: 'd', errorCode: null, errorMessage: null, carrierMessageIds: ['1'], sentAt: at, deliveredAt: at };
+    const changing = all.filter((type) => statusChangeOf(event(type, data)) !== null);
+    expect(changing.sort()).toEqual([...STATUS_CHANGE_TYPES].sort());
   });
 });
