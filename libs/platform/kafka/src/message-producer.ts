@@ -1,4 +1,5 @@
-import { CompressionTypes, Partitioners, type Message, type Producer, type TopicMessages } from 'kafkajs';
+import { CompressionTypes, type Message, type Producer, type TopicMessages } from 'kafkajs';
+import { keyPartitioner } from './key-partitioner';
 import type { KafkaConnection } from './kafka-connection';
 import type { OutgoingRecord } from './kafka-record';
 
@@ -38,7 +39,7 @@ export class MessageProducer {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: keyPartitioner,
     });
   }
 
