@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { v5 as uuidv5 } from 'uuid';
+import { v5 as uuidv5, validate as uuidValidate } from 'uuid';
 import type { Logger } from 'pino';
 import { quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
 import { LOGGER, ServiceSchema } from '@seed/platform-nest';
@@ -17,12 +17,14 @@ import { DeliveryStore, originOf, type ClaimedDelivery, type HoldOffer } from '.
 
 const CONSUMER = 'sms-batch-events';
 /**
- * Delivery ids are derived from the status event's id: one delivery per event, and the same id
- * (the `X-Webhook-Delivery-Id` the customer may deduplicate on) when a redelivered event is sent
- * again, whichever way it went the first time.
+ * A delivery's id is its status event's id (one delivery per event; a UUID derived from it when the
+ * id is not a UUID): the same id (the `x-seed-delivery-id` the customer may deduplicate on) when a
+ * redelivered event is sent again, whichever way it went the first time. sms-batch's event ids are
+ * time-ordered (UUIDv7), so the deliveries' keys and streams grow at their index's end, as
+ * freshly made UUIDv7s did.
  */
 const DELIVERY_ID_NAMESPACE = '6f1d6c5e-2f55-4c0b-9a51-3d8f2b7e4a10';
-export const deliveryIdOf = (eventId: string): string => uuidv5(eventId, DELIVERY_ID_NAMESPACE);
+export const deliveryIdOf = (eventId: string): string => (uuidValidate(eventId) ? eventId.toLowerCase() : uuidv5(eventId, DELIVERY_ID_NAMESPACE));
 
 /** First attempts the sender takes without a row (`accept`'s `direct`): its offer, and where the taken ones go. */
 export interface DirectHandOver {
@@ -124,7 +126,9 @@ export class DeliveryIntake {
     direct: DirectHandOver,
     at: string,
   ): Promise<Set<string>> {
-    const candidates = changes.filter((c) => (accounts.get(c.change.accountId)?.state.sealedSecret ?? null) !== null);
+    // Endpoints the sender would take nothing of (none of its slots, breaker not clean) are left
+    // out before anything is read: an outage's backlog costs no look-ups here.
+    const candidates = changes.filter((c) => (accounts.get(c.change.accountId)?.state.sealedSecret ?? null) !== null && direct.offer.open(originOf(c.url)));
     if (candidates.length === 0) return new Set();
     const [handled, pending] = await Promise.all([
       this.processedAmong(db, candidates.map((c) => c.event.eventId)),

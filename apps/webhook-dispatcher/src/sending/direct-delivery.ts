@@ -16,8 +16,12 @@ export interface DirectDelivery {
   traceparent: string | null;
 }
 
-/** The sender's offer of first attempts from the intake: `take(origin)` answers whether it has room for one more there, and counts it. */
+/**
+ * The sender's offer of first attempts from the intake: `open(origin)` whether it takes any there
+ * at all; `take(origin)` whether it has room for one more there, and counts it.
+ */
 export interface DirectOffer {
+  open(origin: string): boolean;
   take(origin: string): boolean;
 }
 

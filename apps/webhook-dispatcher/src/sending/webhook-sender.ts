@@ -239,13 +239,13 @@ export class WebhookSender {
     let room = this.options.maxHeld * DIRECT_PER_HELD - this.direct;
     const now = Date.now();
     const taken = new Map<string, number>();
+    const depth = { ...DIRECT_DEPTH, withinMs: (this.options.directWaitMs ?? DIRECT_WAIT_MS) / 4 };
+    const roomAt = (origin: string) => this.endpoints.get(origin)?.directRoom(now, this.options.endpointConcurrency, this.startMarginMs(), depth) ?? 0;
     return {
+      open: (origin) => room > 0 && roomAt(origin) > (taken.get(origin) ?? 0),
       take: (origin) => {
-        const endpoint = this.endpoints.get(origin);
-        if (room <= 0 || !endpoint) return false;
         const count = taken.get(origin) ?? 0;
-        const depth = { ...DIRECT_DEPTH, withinMs: (this.options.directWaitMs ?? DIRECT_WAIT_MS) / 4 };
-        if (count >= endpoint.directRoom(now, this.options.endpointConcurrency, this.startMarginMs(), depth)) return false;
+        if (room <= 0 || count >= roomAt(origin)) return false;
         taken.set(origin, count + 1);
         room--;
         return true;
