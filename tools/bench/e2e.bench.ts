@@ -48,6 +48,13 @@ interface RunResult {
   callbacks: Record<string, number>;
   /** From the request to each message's `delivered` callback. */
   deliveredLatencyMs: { p50: number; p99: number };
+  /**
+   * The platform's only (its webhooks carry when the change happened): from the request to the last
+   * `delivered` change (its receipt recorded), and from each change to its webhook's arrival: where
+   * the time after the carrier goes.
+   */
+  lastDeliveredChangeMs?: number;
+  changeToWebhookMs?: { p50: number; p99: number };
   cpuSeconds: Record<string, number>;
 }
 
@@ -88,8 +95,17 @@ function summarise(gateway: RunResult['gateway'], count: number, started: number
     acceptedAfterMs: Math.round(acceptedAt - started),
     callbacks: byState,
     deliveredLatencyMs: { p50: percentile(delivered, 50), p99: percentile(delivered, 99) },
+    ...stagesOf(callbacks, started),
     cpuSeconds,
   };
+}
+
+function stagesOf(callbacks: readonly Callback[], started: number): Pick<RunResult, 'lastDeliveredChangeMs' | 'changeToWebhookMs'> {
+  const timed = callbacks.filter((c) => Number.isFinite(c.eventAt));
+  if (timed.length === 0) return {};
+  const lags = timed.map((c) => c.at - c.eventAt);
+  const lastChange = Math.max(...timed.filter((c) => c.state === 'delivered').map((c) => c.eventAt));
+  return { lastDeliveredChangeMs: Math.round(lastChange - started), changeToWebhookMs: { p50: percentile(lags, 50), p99: percentile(lags, 99) } };
 }
 
 function cpuOf(patterns: string[], extraPids: () => number[] = () => []): () => Record<string, number> {

@@ -77,7 +77,12 @@ export class DeliveryIntake {
     });
     if (targeted.length === 0) return 0;
     const at = now.toISOString();
+    const once = new Set<string>();
     const usable = targeted.filter(({ event, change, url }) => {
+      // A repeat of an event in the batch, or of one this replica posted directly of late (the
+      // relay publishes at least once), is dropped here; processed_messages catches the others.
+      if (once.has(event.eventId) || direct?.offer.handedOver(event.eventId)) return false;
+      once.add(event.eventId);
       if (!callbackUrlProblem(url)) return true;
       // sms-batch accepts only http(s) URLs; anything else is logged (without the URL's query) and not sent.
       this.logger.warn({ umid: change.umid, eventId: event.eventId }, 'status change with an unusable callback URL: not delivered');

@@ -25,6 +25,9 @@ export const INTAKE_GROUP = 'webhook-dispatcher.sms-batch-events';
 /** Records of sms-batch's topic that are not events, or whose handling fails for good (never expected): kept for an operator. */
 export const INTAKE_DEAD_LETTERS = deadLetterTopic(`${SMS_BATCH_EVENT_TOPIC}.webhook-dispatcher`);
 const CHUNK = 2000;
+const HEARTBEAT_MS = 1000;
+/** Partitions handled at once: the topics' partitions by default (KAFKA_TOPIC_PARTITIONS, 12). */
+const INTAKE_CONCURRENCY = 12;
 
 type RunConfig = NonNullable<Parameters<ReturnType<KafkaConnection['kafka']['consumer']>['run']>[0]>;
 type BatchPayload = Parameters<NonNullable<RunConfig['eachBatch']>>[0];
@@ -69,7 +72,10 @@ export class StatusEventConsumer {
     await startConsumer(consumer, this.committer, [this.connection.topic(SMS_BATCH_EVENT_TOPIC)], {
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 3,
+      // A chunk's handling waits for its direct deliveries' answers, and a fetch's next one waits
+      // for all its chunks: every partition a replica may hold is handled at once, so one
+      // partition's slow answers do not hold the others' back.
+      partitionsConsumedConcurrently: INTAKE_CONCURRENCY,
       eachBatch: (payload) => this.committer.track(this.handleBatch(payload)),
     });
     this.consumer = consumer;
@@ -102,7 +108,10 @@ export class StatusEventConsumer {
       if (scheduled > 0) this.sink.scheduled(held);
       // The chunk's offsets go only after its direct deliveries were sent or written down: until
       // then the events on the topic are their only record.
-      if (direct.length > 0) await this.sink.sendDirect?.(direct);
+      // Heartbeats go on meanwhile: a write-down that waits for the database (restarting, say) must
+      // not cost the group membership, or the partition's uncommitted events, delivered already,
+      // would be handled (and posted) again after the rebalance.
+      if (direct.length > 0 && this.sink.sendDirect) await whileBeating(this.sink.sendDirect(direct), heartbeat);
       const last = chunk[chunk.length - 1];
       if (last) {
         resolveOffset(last.offset);
@@ -166,6 +175,16 @@ export class StatusEventConsumer {
     ]);
     consumerDeadLetters.inc({ group: INTAKE_GROUP, topic: unprefixedTopic(topic, this.connection.settings.prefix) });
     this.logger.error({ topic, offset: message.offset, reason }, 'record of the status topic dead-lettered');
+  }
+}
+
+/** Waits for `work`, sending the group a heartbeat every second meanwhile (kafkajs sends none on its own while a batch is handled). */
+async function whileBeating<T>(work: Promise<T>, heartbeat: () => Promise<void>): Promise<T> {
+  const timer = setInterval(() => void heartbeat().catch(() => undefined), HEARTBEAT_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
   }
 }
 

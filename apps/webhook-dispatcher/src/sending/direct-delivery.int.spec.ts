@@ -124,12 +124,13 @@ async function acceptDirect(sender: WebhookSender, events: SourceEvent[]): Promi
 }
 
 describe('direct deliveries', () => {
-  it('sends a message’s changes one after the other without writing a row, and settles once they succeeded', async () => {
+  it('sends a message’s changes one after the other without writing a row, settles once they succeeded, and drops a repeat of their events', async () => {
     const url = `http://direct-${randomUUID()}.example/dlr`;
     const { sender, posted, release } = await warmSender(url, async () => ({ kind: 'success', statusCode: 200 }));
     try {
       const [a, b] = [randomUUID(), randomUUID()];
-      const { scheduled, direct } = await acceptDirect(sender, [change(a, 'MessageSent', url), change(b, 'MessageSent', url), change(a, 'MessageDelivered', url)]);
+      const events = [change(a, 'MessageSent', url), change(b, 'MessageSent', url), change(a, 'MessageDelivered', url)];
+      const { scheduled, direct } = await acceptDirect(sender, events);
       expect(scheduled).toBe(0);
       expect(direct).toHaveLength(3);
       await sender.sendDirect(direct);
@@ -137,6 +138,10 @@ describe('direct deliveries', () => {
       expect(posted().map((p) => `${p.umid}:${p.state}`).sort()).toEqual([`${a}:delivered`, `${a}:sent`, `${b}:sent`].sort());
       const ofA = posted().filter((p) => p.umid === a);
       expect(ofA.map((p) => p.state)).toEqual(['sent', 'delivered']);
+      expect(await rowsOf([a, b])).toEqual([]);
+      // The topic carrying them again (the relay publishes at least once): neither posted nor scheduled.
+      expect(await acceptDirect(sender, events)).toEqual({ scheduled: 0, direct: [] });
+      expect(posted()).toHaveLength(3);
       expect(await rowsOf([a, b])).toEqual([]);
     } finally {
       release();

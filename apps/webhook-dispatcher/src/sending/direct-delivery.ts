@@ -23,6 +23,12 @@ export interface DirectDelivery {
 export interface DirectOffer {
   open(origin: string): boolean;
   take(origin: string): boolean;
+  /**
+   * Whether this status event was handed over for a direct delivery already (among the last
+   * RECENT_DIRECT of this replica): the relay publishes at least once, and an event the topic
+   * carries twice must not be posted twice.
+   */
+  handedOver(eventId: string): boolean;
 }
 
 /** A direct delivery to write down: in flight (leased to this replica, its outcome recorded after) or not started (due for any claim). */

@@ -61,6 +61,12 @@ const DIRECT_DEPTH = { minDepth: 8, maxDepth: 128 };
  * chunks each end before the next claim would otherwise hand them back and write the next chunk down.
  */
 const DIRECT_KEEP_MS = 3000;
+/**
+ * Status events handed over for direct delivery that are remembered (DirectOffer.handedOver): a
+ * repeat of one of them on the topic is dropped. The relay repeats a batch when its checkpoint did
+ * not commit after the send (a PostgreSQL restart): seconds later, well within the last 100,000.
+ */
+const RECENT_DIRECT = 100_000;
 
 interface Outcome {
   delivery: ClaimedDelivery;
@@ -89,6 +95,8 @@ export class WebhookSender {
   private held = 0;
   /** Direct deliveries not settled yet (also counted in `held` while waiting or in flight). */
   private direct = 0;
+  /** Source event ids of the last RECENT_DIRECT direct deliveries, oldest first. */
+  private readonly recentDirect = new Set<string>();
   private lastClaimAt = 0;
   /** Where the stranded-delivery sweep goes on (it looks at a bounded slice of the queue each time). */
   private strandedCursor = '';
@@ -242,6 +250,7 @@ export class WebhookSender {
     const depth = { ...DIRECT_DEPTH, withinMs: (this.options.directWaitMs ?? DIRECT_WAIT_MS) / 4 };
     const roomAt = (origin: string) => this.endpoints.get(origin)?.directRoom(now, this.options.endpointConcurrency, this.startMarginMs(), depth) ?? 0;
     return {
+      handedOver: (eventId) => this.recentDirect.has(eventId),
       open: (origin) => room > 0 && roomAt(origin) > (taken.get(origin) ?? 0),
       take: (origin) => {
         const count = taken.get(origin) ?? 0;
@@ -280,6 +289,11 @@ export class WebhookSender {
       else heads.set(d.direct.scheduled.umid, d);
     }
     this.direct += deliveries.length;
+    for (const d of deliveries) this.recentDirect.add(d.direct.scheduled.sourceEventId);
+    for (const eventId of this.recentDirect) {
+      if (this.recentDirect.size <= RECENT_DIRECT) break;
+      this.recentDirect.delete(eventId);
+    }
     let secrets: Map<string, string[]> | undefined;
     try {
       secrets = await this.secretsOf([...new Set(deliveries.map((d) => d.accountId))]);
