@@ -13,6 +13,8 @@
 // `delivered`; Kannel gets dlr-mask 9 (SMSC accepted + delivered) unless KANNEL_DLR_MASK says otherwise.
 // The runs alternate (platform, kannel, kannel, platform, ...) because the machine is noisy; the
 // script prints each run, both medians and their ratio. BENCH_PEER=none measures the platform alone.
+// A platform run also reports when its last `delivered` change happened and each change's time to
+// its webhook (the webhooks carry the change's timestamp): where the time after the carrier goes.
 // Settings: BENCH_MESSAGES, BENCH_RUNS (3 pairs), BENCH_WARMUP (2000, both gateways, not reported),
 // BENCH_PEER (kannel|none), KANNEL_DLR_MASK, BENCH_KANNEL_CONCURRENCY, MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN.
 import { spawn, type ChildProcess } from 'node:child_process';
