@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
-import { ServiceSchema } from '@seed/platform-nest';
-import { parseKeyring } from '@seed/platform-secrets';
-import { dropSchema, eventually, openTestDataSource, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
-import { WebhookHeader } from '@seed/webhook-dispatcher-contracts';
+import { eventually, testLogger, uniqueName } from '@seed/platform-testing';
 import type { AttemptOutcome, SourceEvent } from '@seed/webhook-dispatcher-domain';
-import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
-import { DeliveryIntake, deliveryIdOf, type DirectHandOver } from '../intake/delivery-intake';
-import { webhookMigrations } from '../webhook.migrations';
-import { DeliveryStore } from './delivery-store';
+import { deliveryIdOf, type DeliveryIntake, type DirectHandOver } from '../intake/delivery-intake';
+import type { DeliveryStore } from './delivery-store';
 import type { DirectDelivery } from './direct-delivery';
-import type { WebhookHttpClient } from './webhook-http-client';
+import { closeTestDeliveryStore, openTestDeliveryStore, scriptedClient, type Posted } from './sender.test-helpers';
 import { WebhookSender, type SenderOptions } from './webhook-sender';
 
 /**
@@ -20,24 +14,13 @@ import { WebhookSender, type SenderOptions } from './webhook-sender';
  * settled before one of the two. A scripted HTTP client stands in for the network.
  */
 const schema = uniqueName('it_webhook_direct');
-const sealer = new SecretSealer(parseKeyring(testKeyring()));
 const ACCOUNT = 'acme';
 let ds: DataSource;
 let deliveries: DeliveryStore;
 let intake: DeliveryIntake;
 
-beforeAll(async () => {
-  ds = await openTestDataSource(4);
-  await runMigrations(ds, schema, [...eventStoreSchema, ...webhookMigrations]);
-  const store = new EventStore(schema);
-  deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
-  intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, new ServiceSchema(schema)), sealer, new ServiceSchema(schema), testLogger());
-});
-
-afterAll(async () => {
-  await dropSchema(ds, schema);
-  await ds.destroy();
-});
+beforeAll(async () => ({ ds, deliveries, intake } = await openTestDeliveryStore(schema)));
+afterAll(() => closeTestDeliveryStore(ds, schema));
 
 const change = (umid: string, type: 'MessageSent' | 'MessageDelivered', url: string): SourceEvent => ({
   eventId: randomUUID(),
@@ -47,28 +30,6 @@ const change = (umid: string, type: 'MessageSent' | 'MessageDelivered', url: str
   occurredAt: new Date().toISOString(),
   data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId: ACCOUNT, subAccountId: 'acme_hq', destination: '447911123456', source: null, smsCount: 1, dlrCallbackUrl: url, carrierMessageIds: ['1'], sentAt: new Date().toISOString(), deliveredAt: new Date().toISOString() },
 });
-
-interface Posted {
-  url: string;
-  umid: string;
-  state: string;
-  deliveryId: string;
-}
-
-/** An HTTP client whose answers the test scripts per call; it records what was posted where. */
-function scriptedClient(answer: (p: Posted, call: number) => Promise<AttemptOutcome>) {
-  const posted: Posted[] = [];
-  const client = {
-    post: async (url: string, body: string, headers: Record<string, string>) => {
-      const { payload } = JSON.parse(body) as { payload: { umid: string; status: { state: string } } };
-      const p = { url, umid: payload.umid, state: payload.status.state, deliveryId: headers[WebhookHeader.DeliveryId] ?? '' };
-      posted.push(p);
-      return answer(p, posted.length);
-    },
-    destroy: () => undefined,
-  };
-  return { posted, client: client as unknown as WebhookHttpClient };
-}
 
 const options = (overrides: Partial<SenderOptions> = {}): SenderOptions => ({
   maxHeld: 50,

@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
-import { ServiceSchema } from '@seed/platform-nest';
-import { parseKeyring } from '@seed/platform-secrets';
-import { dropSchema, eventually, openTestDataSource, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
+import { eventually, testLogger, uniqueName } from '@seed/platform-testing';
 import type { AttemptOutcome, SourceEvent } from '@seed/webhook-dispatcher-domain';
-import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
-import { DeliveryIntake } from '../intake/delivery-intake';
-import { webhookMigrations } from '../webhook.migrations';
-import { DeliveryStore } from './delivery-store';
-import type { WebhookHttpClient } from './webhook-http-client';
+import type { DeliveryIntake } from '../intake/delivery-intake';
+import type { DeliveryStore } from './delivery-store';
+import { closeTestDeliveryStore, openTestDeliveryStore, scriptedClient } from './sender.test-helpers';
 import { WebhookSender, type SenderOptions } from './webhook-sender';
 
 /**
@@ -17,23 +12,12 @@ import { WebhookSender, type SenderOptions } from './webhook-sender';
  * for the network (so that an endpoint can fail, hang, or be refused by the address guard at will).
  */
 const schema = uniqueName('it_webhook_sender');
-const sealer = new SecretSealer(parseKeyring(testKeyring()));
 let ds: DataSource;
 let deliveries: DeliveryStore;
 let intake: DeliveryIntake;
 
-beforeAll(async () => {
-  ds = await openTestDataSource(4);
-  await runMigrations(ds, schema, [...eventStoreSchema, ...webhookMigrations]);
-  const store = new EventStore(schema);
-  deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
-  intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, new ServiceSchema(schema)), sealer, new ServiceSchema(schema), testLogger());
-});
-
-afterAll(async () => {
-  await dropSchema(ds, schema);
-  await ds.destroy();
-});
+beforeAll(async () => ({ ds, deliveries, intake } = await openTestDeliveryStore(schema)));
+afterAll(() => closeTestDeliveryStore(ds, schema));
 
 /** Schedules one `sent` change for each of `count` new messages, all to `url`. */
 async function schedule(url: string, count: number): Promise<string[]> {
@@ -48,19 +32,6 @@ async function schedule(url: string, count: number): Promise<string[]> {
   }));
   await ds.transaction((tx) => intake.accept(tx, events));
   return umids;
-}
-
-/** An HTTP client whose answers the test scripts per call; it records what was posted where. */
-function scriptedClient(answer: (url: string, call: number) => Promise<AttemptOutcome>) {
-  const posted: { url: string; umid: string }[] = [];
-  const client = {
-    post: async (url: string, body: string) => {
-      posted.push({ url, umid: (JSON.parse(body) as { payload: { umid: string } }).payload.umid });
-      return answer(url, posted.filter((p) => p.url === url).length);
-    },
-    destroy: () => undefined,
-  };
-  return { posted, client: client as unknown as WebhookHttpClient };
 }
 
 const options = (overrides: Partial<SenderOptions>): SenderOptions => ({
@@ -81,7 +52,7 @@ describe('webhook sender', () => {
     const url = `http://flaky-${randomUUID()}.example:8080/dlr`;
     // Two failures open the breaker; the probe after the cool-down is refused (the name now
     // resolves to a private address); the endpoint must still be tried again afterwards.
-    const { posted, client } = scriptedClient(async (_url, call) =>
+    const { posted, client } = scriptedClient(async (_posted, call) =>
       call <= 2 ? failure : call === 3 ? { kind: 'refused', reason: 'flaky resolves to 10.0.0.1 is a private address' } : { kind: 'success', statusCode: 200 },
     );
     const sender = new WebhookSender(deliveries, client, async (ids) => new Map(ids.map((id) => [id, ['whsec_test']])), testLogger(), options({}));
@@ -102,7 +73,7 @@ describe('webhook sender', () => {
     const slowUrl = `http://slow-${randomUUID()}.example/dlr`;
     const fastUrl = `http://fast-${randomUUID()}.example/dlr`;
     // The slow endpoint answers 200 after 1.5 s: never failing, so its breaker stays closed.
-    const { posted, client } = scriptedClient(async (url) => {
+    const { posted, client } = scriptedClient(async ({ url }) => {
       if (url === slowUrl) await new Promise((r) => setTimeout(r, 1500));
       return { kind: 'success', statusCode: 200 };
     });

@@ -1,0 +1,58 @@
+import type { DataSource } from 'typeorm';
+import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
+import { ServiceSchema } from '@seed/platform-nest';
+import { parseKeyring } from '@seed/platform-secrets';
+import { dropSchema, openTestDataSource, testKeyring, testLogger } from '@seed/platform-testing';
+import { WebhookHeader } from '@seed/webhook-dispatcher-contracts';
+import type { AttemptOutcome } from '@seed/webhook-dispatcher-domain';
+import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
+import { DeliveryIntake } from '../intake/delivery-intake';
+import { webhookMigrations } from '../webhook.migrations';
+import { DeliveryStore } from './delivery-store';
+import type { WebhookHttpClient } from './webhook-http-client';
+
+/** The dispatcher's queue in a schema of its own: a pool, the delivery store and the intake that fills it. */
+export interface TestDeliveryStore {
+  ds: DataSource;
+  deliveries: DeliveryStore;
+  intake: DeliveryIntake;
+}
+
+export async function openTestDeliveryStore(schema: string): Promise<TestDeliveryStore> {
+  const ds = await openTestDataSource(4);
+  await runMigrations(ds, schema, [...eventStoreSchema, ...webhookMigrations]);
+  const store = new EventStore(schema);
+  const deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
+  const sealer = new SecretSealer(parseKeyring(testKeyring()));
+  const intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, new ServiceSchema(schema)), sealer, new ServiceSchema(schema), testLogger());
+  return { ds, deliveries, intake };
+}
+
+export async function closeTestDeliveryStore(ds: DataSource | undefined, schema: string): Promise<void> {
+  if (!ds) return;
+  await dropSchema(ds, schema);
+  await ds.destroy();
+}
+
+/** What a scripted client was asked to post. */
+export interface Posted {
+  url: string;
+  umid: string;
+  state: string;
+  deliveryId: string;
+}
+
+/** An HTTP client whose answers the test scripts per call (with the calls to that URL so far); it records what was posted where. */
+export function scriptedClient(answer: (posted: Posted, callsToUrl: number) => Promise<AttemptOutcome>): { posted: Posted[]; client: WebhookHttpClient } {
+  const posted: Posted[] = [];
+  const client = {
+    post: async (url: string, body: string, headers: Record<string, string> = {}) => {
+      const { payload } = JSON.parse(body) as { payload: { umid: string; status: { state: string } } };
+      const p = { url, umid: payload.umid, state: payload.status.state, deliveryId: headers[WebhookHeader.DeliveryId] ?? '' };
+      posted.push(p);
+      return answer(p, posted.filter((q) => q.url === url).length);
+    },
+    destroy: () => undefined,
+  };
+  return { posted, client: client as unknown as WebhookHttpClient };
+}
