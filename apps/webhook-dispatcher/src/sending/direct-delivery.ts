@@ -49,8 +49,9 @@ export type WriteDown = (deliveries: readonly DeliveryToWrite[], leaseMs: number
 export interface DirectTicket {
   scheduled: DeliveryScheduledV1;
   /**
-   * memory: no row; writing: its row being written; written: a row, leased to this replica when
-   * `mine` (its outcome is recorded as a claimed delivery's); done: succeeded without a row.
+   * memory: no row; writing: its row being written; written: a row, leased to this replica when the
+   * delivery has a lease token (its outcome is then recorded as a claimed delivery's); done:
+   * succeeded without a row.
    */
   state: 'memory' | 'writing' | 'written' | 'done';
   /**
@@ -60,8 +61,6 @@ export interface DirectTicket {
   place: 'follower' | 'waiting' | 'flight';
   /** The later changes of the same message, sent one after the other once this one succeeded. */
   followers: DirectHeld[];
-  /** Written and leased to this replica (false: another replica scheduled it first). */
-  mine: boolean;
   /** An outcome that came back while the row was being written: recorded once it is. */
   outcome?: { outcome: AttemptOutcome; at: string };
   settle(): void;

@@ -90,7 +90,7 @@ export class WebhookSender {
   private readonly outcomes: Outcome[] = [];
   private readonly toRelease: { deliveryId: string; leaseToken: string; dueAt: Date | null }[] = [];
   /** Direct deliveries to write down: failed, not settled in time, or handed back. */
-  private readonly toWrite: { delivery: HeldDelivery; inFlight: boolean }[] = [];
+  private readonly toWrite: { delivery: DirectHeld; inFlight: boolean }[] = [];
   private readonly holder: string;
   private held = 0;
   /** Direct deliveries not settled yet (also counted in `held` while waiting or in flight). */
@@ -278,7 +278,7 @@ export class WebhookSender {
     const deliveries: DirectHeld[] = items.map(({ scheduled, origin, traceparent }) => {
       let settle: () => void = () => undefined;
       settled.push(new Promise<void>((resolve) => (settle = resolve)));
-      const direct: DirectTicket = { scheduled, state: 'memory', place: 'follower', followers: [], mine: false, settle };
+      const direct: DirectTicket = { scheduled, state: 'memory', place: 'follower', followers: [], settle };
       const { deliveryId, accountId, url, body } = scheduled;
       return { deliveryId, accountId, url, origin, body, attempts: 0, claimedAt, leaseToken: '', traceparent, direct, secrets: [] };
     });
@@ -337,24 +337,18 @@ export class WebhookSender {
 
   /** Direct deliveries still without an outcome: written down, so that the intake may go on (one slow endpoint never holds it up). */
   private writeDownUnsettled(deliveries: readonly DirectHeld[]): void {
-    const waiting = new Set<DirectHeld>();
-    for (const d of deliveries) {
-      if (d.direct.state !== 'memory') continue;
-      if (d.direct.place === 'waiting') waiting.add(d);
-      else {
-        // Its followers are in `deliveries` too (in memory): written down with it, in this loop.
-        d.direct.followers = [];
-        this.writeDownChain(d, d.direct.place === 'flight');
-      }
-    }
+    const unsettled = deliveries.filter((d) => d.direct.state === 'memory');
+    const waiting = new Set(unsettled.filter((d) => d.direct.place === 'waiting'));
     for (const origin of new Set([...waiting].map((d) => d.origin))) {
       const endpoint = this.endpoints.get(origin);
       if (endpoint) endpoint.waiting = endpoint.waiting.filter((d) => !waiting.has(d as DirectHeld));
     }
     this.held -= waiting.size;
-    for (const d of waiting) {
+    // Every link of a chain is among the unsettled ones: each is written down on its own here
+    // (one transaction for all, which orders a message's changes by their sequence).
+    for (const d of unsettled) {
       d.direct.followers = [];
-      this.writeDownChain(d, false);
+      this.writeDownChain(d, d.direct.place === 'flight');
     }
   }
 
@@ -425,8 +419,8 @@ export class WebhookSender {
     const ticket = delivery.direct;
     const at = new Date().toISOString();
     if (ticket && ticket.state !== 'written') this.directEnded(endpoint, delivery as DirectHeld, { outcome, at });
-    else if (ticket && !ticket.mine) {
-      // Written down by another replica first: the outcome is that replica's to record.
+    else if (ticket && delivery.leaseToken === '') {
+      // Written down by another replica first (no lease of ours): the outcome is that replica's to record.
       if (outcome.kind === 'failure') endpoint.verdictsDue--;
     } else this.outcomes.push({ delivery, outcome, at });
     this.flushPause.wake();
@@ -530,22 +524,21 @@ export class WebhookSender {
    * Direct deliveries written down in one transaction, then settled: an in-flight one is leased to
    * this replica and its outcome, if it came back meanwhile, joins the next recording.
    */
-  private async writeDown(writes: readonly { delivery: HeldDelivery; inFlight: boolean }[]): Promise<void> {
+  private async writeDown(writes: readonly { delivery: DirectHeld; inFlight: boolean }[]): Promise<void> {
     if (writes.length === 0 || !this.options.writeDown) return;
     const tokens = await this.options.writeDown(
-      writes.map(({ delivery, inFlight }) => ({ scheduled: (delivery.direct as DirectTicket).scheduled, traceparent: delivery.traceparent, inFlight })),
+      writes.map(({ delivery, inFlight }) => ({ scheduled: delivery.direct.scheduled, traceparent: delivery.traceparent, inFlight })),
       this.options.leaseMs,
     );
     for (const { delivery, inFlight } of writes) {
-      const ticket = delivery.direct as DirectTicket;
+      const ticket = delivery.direct;
       ticket.state = 'written';
       this.direct--;
-      const token = tokens.get(delivery.deliveryId);
-      ticket.mine = inFlight && token !== undefined;
-      if (ticket.mine) delivery.leaseToken = token as string;
+      // Leased to this replica when written here in flight; otherwise no lease of ours ('').
+      delivery.leaseToken = (inFlight && tokens.get(delivery.deliveryId)) || '';
       const ended = ticket.outcome;
       if (ended) {
-        if (ticket.mine) this.outcomes.push({ delivery, ...ended });
+        if (delivery.leaseToken !== '') this.outcomes.push({ delivery, ...ended });
         else if (ended.outcome.kind === 'failure') this.clearVerdict(delivery.origin);
       }
       ticket.settle();
