@@ -7,7 +7,7 @@ import type { CommandReply } from '@seed/contracts';
 import { ProcessedMessages, quoteSchema, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
-import type { StartVerificationCommand, StartVerificationData, VerificationView } from '@seed/verification-contracts';
+import type { StartVerificationCommand, VerificationView } from '@seed/verification-contracts';
 import {
   decideVerification,
   evolveVerification,
