@@ -68,14 +68,11 @@ export class SubmitBatchHandler {
   private async decideAndAppend(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext, appended: string[]): Promise<BatchResponse> {
     const { data } = command;
     const include = data.includeMessagesInResponse;
-    // Both asked in one round trip (the connection is pipelined).
-    const [done, known] = await Promise.all([
-      this.processed.find<{ batchId: string }>(tx, CONSUMER, command.commandId),
-      data.clientBatchId !== undefined ? this.findClientBatch(tx, data.subAccountId, data.clientBatchId) : null,
-    ]);
+    const done = await this.processed.find<{ batchId: string }>(tx, CONSUMER, command.commandId);
     if (done) return this.rebuildResponse(tx, done.result.batchId, include);
 
     if (data.clientBatchId !== undefined) {
+      const known = await this.findClientBatch(tx, data.subAccountId, data.clientBatchId);
       if (known) {
         this.logger.info({ batchId: known, clientBatchId: data.clientBatchId }, 'known clientBatchId: first response returned');
         await this.processed.record(tx, CONSUMER, command.commandId, { batchId: known });
@@ -93,20 +90,16 @@ export class SubmitBatchHandler {
     const decided = sealQueuedTexts(decideSubmitBatch({ data: opened, batchId, umids, now }, initialBatchState()), data);
     const decideMs = Math.round(performance.now() - started);
 
-    // The writes leave together; the first to fail fails the transaction (a reservation taken
-    // concurrently, the ConcurrencyError below, comes first).
-    await Promise.all([
-      data.clientBatchId !== undefined ? this.reserveClientBatch(tx, data.subAccountId, data.clientBatchId, batchId) : undefined,
-      this.store.append(
-        tx,
-        [
-          { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch },
-          ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events })),
-        ],
-        { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now },
-      ),
-      this.processed.record(tx, CONSUMER, command.commandId, { batchId }),
-    ]);
+    if (data.clientBatchId !== undefined) await this.reserveClientBatch(tx, data.subAccountId, data.clientBatchId, batchId);
+    await this.store.append(
+      tx,
+      [
+        { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch },
+        ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events })),
+      ],
+      { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now },
+    );
+    await this.processed.record(tx, CONSUMER, command.commandId, { batchId });
     appended.push(...new Set([...decided.batch, ...decided.messages.flatMap((m) => m.events)].map((e) => e.type)));
     const appendMs = Math.round(performance.now() - started) - decideMs;
 

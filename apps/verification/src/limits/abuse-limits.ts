@@ -47,27 +47,14 @@ export class AbuseLimits {
 
   /** Throws AbuseLimitError when one more SMS to `send.msisdn` at `now` is over a limit. */
   async check(db: SqlExecutor, send: CountedSend, now: Date): Promise<void> {
-    const refusal = await this.refusalOf(db, send, now);
-    if (refusal) throw refusal;
-  }
-
-  /**
-   * The error one more SMS to `send.msisdn` at `now` would meet, or null when it fits. Both counts
-   * are asked at once (one round trip on the pipelined connection); callers that read other
-   * things in the same breath throw it when their logic reaches the send.
-   */
-  async refusalOf(db: SqlExecutor, send: CountedSend, now: Date): Promise<AbuseLimitError | null> {
-    const [perDestination, perSubAccount] = await Promise.all([
-      this.window(db, 'account_id = $1 AND msisdn = $2', [send.accountId, send.msisdn], now, HOUR_MS, this.settings.perDestinationPerHour),
-      this.window(db, 'sub_account_id = $1', [send.subAccountId], now, MINUTE_MS, this.settings.perSubAccountPerMinute),
-    ]);
+    const perDestination = await this.window(db, 'account_id = $1 AND msisdn = $2', [send.accountId, send.msisdn], now, HOUR_MS, this.settings.perDestinationPerHour);
     if (perDestination !== null) {
-      return new AbuseLimitError(`too many verification SMS to this number (at most ${this.settings.perDestinationPerHour} an hour)`, perDestination);
+      throw new AbuseLimitError(`too many verification SMS to this number (at most ${this.settings.perDestinationPerHour} an hour)`, perDestination);
     }
+    const perSubAccount = await this.window(db, 'sub_account_id = $1', [send.subAccountId], now, MINUTE_MS, this.settings.perSubAccountPerMinute);
     if (perSubAccount !== null) {
-      return new AbuseLimitError(`too many verification SMS for this sub-account (at most ${this.settings.perSubAccountPerMinute} a minute)`, perSubAccount);
+      throw new AbuseLimitError(`too many verification SMS for this sub-account (at most ${this.settings.perSubAccountPerMinute} a minute)`, perSubAccount);
     }
-    return null;
   }
 
   async record(db: SqlExecutor, send: CountedSend, now: Date): Promise<void> {

@@ -13,13 +13,6 @@ export const smsClientBatchId = (uid: string, sendNumber: number): string => `ve
 
 type Outcome = { batchId: string; umid: string } | { description: string };
 
-interface DueSend {
-  event: StoredEvent;
-  uid: string;
-  sendNumber: number;
-  started: VerificationStartedV1;
-}
-
 /**
  * Follows the log and sends the SMS of every VerificationStarted and VerificationResent through
  * sms-batch (under the verification's own sub-account), then records its umid
@@ -41,26 +34,18 @@ export class VerificationSmsSender implements EventHandler {
   async handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void> {
     const due = await this.dueSends(events, db);
     const outcomes = await Promise.all(due.map((send) => this.send(send)));
-    const records = due.map((send, i) => ({ send, outcome: outcomes[i] as Outcome }));
-    // Streams of distinct verifications are recorded at once: every lock and read in one round
-    // trip, every append in the next (the connection is pipelined; each read runs after its
-    // lock). Two sends of one verification in a batch go one after the other (versions).
-    if (new Set(due.map((send) => send.uid)).size === due.length) {
-      await Promise.all(records.map((record) => this.record(db, record.send, record.outcome)));
-    } else {
-      for (const record of records) await this.record(db, record.send, record.outcome);
+    for (const [i, send] of due.entries()) {
+      const outcome = outcomes[i] as Outcome;
+      await this.verifications.lock(db, send.uid);
+      const { state, version } = await this.verifications.load(db, send.uid);
+      const recorded = decideVerification({ type: 'RecordSms', sendNumber: send.sendNumber, outcome }, state);
+      await this.verifications.append(db, send.uid, version, recorded, {
+        correlationId: send.event.correlationId,
+        causationId: send.event.eventId,
+        traceparent: send.event.traceparent,
+        occurredAt: new Date().toISOString(),
+      });
     }
-  }
-
-  private async record(db: SqlExecutor, send: DueSend, outcome: Outcome): Promise<void> {
-    const [, { state, version }] = await Promise.all([this.verifications.lock(db, send.uid), this.verifications.load(db, send.uid)]);
-    const recorded = decideVerification({ type: 'RecordSms', sendNumber: send.sendNumber, outcome }, state);
-    await this.verifications.append(db, send.uid, version, recorded, {
-      correlationId: send.event.correlationId,
-      causationId: send.event.eventId,
-      traceparent: send.event.traceparent,
-      occurredAt: new Date().toISOString(),
-    });
   }
 
   /**
@@ -68,8 +53,8 @@ export class VerificationSmsSender implements EventHandler {
    * verification's first event, and is skipped when its outcome is recorded already (after a
    * crash). A first SMS sent again after a crash is answered by sms-batch from its clientBatchId.
    */
-  private async dueSends(events: readonly StoredEvent[], db: SqlExecutor): Promise<DueSend[]> {
-    const sends: DueSend[] = [];
+  private async dueSends(events: readonly StoredEvent[], db: SqlExecutor) {
+    const sends: { event: StoredEvent; uid: string; sendNumber: number; started: VerificationStartedV1 }[] = [];
     for (const event of events) {
       if (event.type === 'VerificationStarted') {
         const started = event.data as VerificationStartedV1;
@@ -83,7 +68,7 @@ export class VerificationSmsSender implements EventHandler {
     return sends;
   }
 
-  private async send(send: DueSend): Promise<Outcome> {
+  private async send(send: { event: StoredEvent; uid: string; sendNumber: number; started: VerificationStartedV1 }): Promise<Outcome> {
     const { started } = send;
     const data: SubmitBatchData = {
       accountId: started.accountId,

@@ -49,9 +49,9 @@ export class CheckVerificationHandler {
     const { data } = command;
     const code = data.code;
     if (code === undefined) throw new Error('a check without a code is a read');
-    // The read goes with the lock (one round trip): it runs after the lock is granted.
-    const [, loaded] = await Promise.all([this.verifications.lock(tx, data.uid), this.verifications.load(tx, data.uid)]);
+    await this.verifications.lock(tx, data.uid);
     const now = new Date();
+    const loaded = await this.verifications.load(tx, data.uid);
     const state = ownedBy(data, loaded.state);
     // A redelivered command (its events are the stream's, caused by its id) is not decided again.
     if (loaded.causes.has(command.commandId)) return viewOf(state, now);

@@ -7,7 +7,7 @@ import type { CommandReply } from '@seed/contracts';
 import { ProcessedMessages, quoteSchema, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
-import type { StartVerificationCommand, VerificationView } from '@seed/verification-contracts';
+import type { StartVerificationCommand, StartVerificationData, VerificationView } from '@seed/verification-contracts';
 import {
   decideVerification,
   evolveVerification,
@@ -63,55 +63,43 @@ export class StartVerificationHandler {
     return reply;
   }
 
-  /**
-   * Decides the generation; the types of the events it appends go into `appended` (who to wake).
-   * What it reads goes in one round trip behind the lock (the connection is pipelined; each
-   * statement runs after the one before it, so the reads see what the lock's previous holder
-   * committed), and so does what it writes: three round trips for a new verification.
-   */
+  /** Decides the generation; the types of the events it appends go into `appended` (who to wake). */
   private async decide(tx: SqlExecutor, command: StartVerificationCommand, context: CommandContext, appended: string[]): Promise<VerificationView> {
     const { data } = command;
-    const now = new Date();
-    const [, done, previousUid, refusal] = await Promise.all([
-      // Per account and number, not per sub-account: the number's abuse count is the account's.
-      tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.accountId}:${data.msisdn}`]),
-      // Looked up under the lock: a copy of this command still being decided elsewhere (redelivered
-      // during a rebalance) has committed by now, and its answer is this one's, not a 429.
-      this.processed.find<VerificationView>(tx, CONSUMER, command.commandId),
-      this.sessionOf(tx, data.subAccountId, data.msisdn),
-      this.limits.refusalOf(tx, data, now),
-    ]);
+    // Per account and number, not per sub-account: the number's abuse count is the account's.
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.accountId}:${data.msisdn}`]);
+    // Looked up under the lock: a copy of this command still being decided elsewhere (redelivered
+    // during a rebalance) has committed by now, and its answer is this one's, not a 429.
+    const done = await this.processed.find<VerificationView>(tx, CONSUMER, command.commandId);
     if (done) return done.result;
+    const now = new Date();
     const metadata: AppendMetadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
 
+    const previousUid = await this.sessionOf(tx, data.subAccountId, data.msisdn);
     if (previousUid !== null) {
-      const [, { state, version }] = await Promise.all([this.verifications.lock(tx, previousUid), this.verifications.load(tx, previousUid)]);
+      await this.verifications.lock(tx, previousUid);
+      const { state, version } = await this.verifications.load(tx, previousUid);
       if (isActive(state, now)) {
         const events = decideVerification({ type: data.resetSession === true ? 'Reset' : 'Resend', now }, state);
+        await this.verifications.append(tx, previousUid, version, events, metadata);
+        appended.push(...events.map((e) => e.type));
         if (data.resetSession !== true) {
-          if (refusal) throw refusal;
+          await this.countSms(tx, data, now);
           const view = viewOf(events.reduce(evolveVerification, state) as Verification, now);
-          await Promise.all([
-            this.verifications.append(tx, previousUid, version, events, metadata),
-            this.limits.record(tx, data, now),
-            this.processed.record(tx, CONSUMER, command.commandId, view),
-          ]);
-          appended.push(...events.map((e) => e.type));
+          await this.processed.record(tx, CONSUMER, command.commandId, view);
           this.logger.info({ uid: previousUid }, 'verification code resent');
           return view;
         }
-        if (refusal) throw refusal;
-        await this.verifications.append(tx, previousUid, version, events, metadata);
-        appended.push(...events.map((e) => e.type));
       }
     }
 
-    if (refusal) throw refusal;
-    return this.startNew(tx, command, now, metadata, appended);
+    await this.countSms(tx, data, now);
+    const view = await this.startNew(tx, data, now, metadata, appended);
+    await this.processed.record(tx, CONSUMER, command.commandId, view);
+    return view;
   }
 
-  private async startNew(tx: SqlExecutor, command: StartVerificationCommand, now: Date, metadata: AppendMetadata, appended: string[]): Promise<VerificationView> {
-    const { data } = command;
+  private async startNew(tx: SqlExecutor, data: StartVerificationData, now: Date, metadata: AppendMetadata, appended: string[]): Promise<VerificationView> {
     const uid = uuidv7();
     const settings = settingsOf(data);
     const code = this.secrets.newCode(settings.codeLength);
@@ -130,20 +118,20 @@ export class StartVerificationHandler {
       },
       initialVerificationState(),
     );
-    const view = viewOf(events.reduce(evolveVerification, initialVerificationState()) as Verification, now);
-    await Promise.all([
-      this.limits.record(tx, data, now),
-      this.verifications.append(tx, uid, 0, events, metadata),
-      tx.query(
-        `INSERT INTO ${this.s}.destination_sessions (sub_account_id, msisdn, uid) VALUES ($1, $2, $3)
-         ON CONFLICT (sub_account_id, msisdn) DO UPDATE SET uid = EXCLUDED.uid`,
-        [data.subAccountId, data.msisdn, uid],
-      ),
-      this.processed.record(tx, CONSUMER, command.commandId, view),
-    ]);
+    await this.verifications.append(tx, uid, 0, events, metadata);
     appended.push(...events.map((e) => e.type));
+    await tx.query(
+      `INSERT INTO ${this.s}.destination_sessions (sub_account_id, msisdn, uid) VALUES ($1, $2, $3)
+       ON CONFLICT (sub_account_id, msisdn) DO UPDATE SET uid = EXCLUDED.uid`,
+      [data.subAccountId, data.msisdn, uid],
+    );
     this.logger.info({ uid, subAccountId: data.subAccountId }, 'verification started');
-    return view;
+    return viewOf(events.reduce(evolveVerification, initialVerificationState()) as Verification, now);
+  }
+
+  private async countSms(tx: SqlExecutor, data: StartVerificationData, now: Date): Promise<void> {
+    await this.limits.check(tx, data, now);
+    await this.limits.record(tx, data, now);
   }
 
   private async sessionOf(tx: SqlExecutor, subAccountId: string, msisdn: string): Promise<string | null> {

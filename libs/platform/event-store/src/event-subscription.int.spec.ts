@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { dropSchema, eventually, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import { EventStore, type AppendToStream } from './event-store';
 import { eventStoreSchema } from './event-store.migrations';
@@ -145,15 +145,15 @@ describe('EventSubscription', () => {
 
   it('is woken only by appends of the types it handles; it passes over the others at its next poll', async () => {
     const handler = Object.assign(new RecordingHandler(newName()), { types: ['Wanted'] });
-    // Counts its polls (one query runner each). What an append shows it also depends on other
+    // Counts its polls (one transaction each). What an append shows it also depends on other
     // sessions' open transactions, so the test watches the polls a wake causes, not the events.
     let polls = 0;
     const counted = new Proxy(ds, {
       get: (target, property, receiver) =>
-        property === 'createQueryRunner'
-          ? () => {
+        property === 'transaction'
+          ? (work: (manager: EntityManager) => Promise<unknown>) => {
               polls++;
-              return target.createQueryRunner();
+              return target.transaction(work);
             }
           : Reflect.get(target, property, receiver),
     });

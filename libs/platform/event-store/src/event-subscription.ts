@@ -110,91 +110,49 @@ export class EventSubscription {
     }
   }
 
-  /**
-   * One batch: the number of events handled, or null when another replica holds the lock.
-   *
-   * Two round trips besides the handler's own: the begin, the lock and the read leave together,
-   * and so do the new checkpoint and the commit (the pooled client pipelines statements made in
-   * one tick). The read takes the checkpoint in a subquery, and runs after the lock statement, so
-   * its snapshot sees the checkpoint the lock's previous holder committed.
-   */
+  /** One batch: the number of events handled, or null when another replica holds the lock. */
   async processBatch(): Promise<number | null> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction();
-      const lockKey = `${this.store.schema}:${this.handler.name}`;
-      const [[lock], rows] = await Promise.all([
-        runner.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [lockKey]) as Promise<{ locked: boolean }[]>,
-        this.readAfterCheckpoint(runner, lockKey),
+    return this.dataSource.transaction(async (tx) => {
+      const [lock] = await tx.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
+        `${this.store.schema}:${this.handler.name}`,
       ]);
-      // The read asks for the lock again (held: granted at once). When the first ask failed and the
-      // second won, the holder let go in between, and the read's snapshot may predate its commit.
-      if (!lock?.locked) {
-        await runner.rollbackTransaction();
-        return null;
-      }
-      const last = await this.handle(rows, runner);
-      if (!last) {
-        await runner.commitTransaction();
-        return 0;
-      }
-      await Promise.all([this.advance(runner, last), runner.commitTransaction()]);
-      return rows.length;
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-      throw error;
-    } finally {
-      await runner.release();
-    }
+      if (!lock.locked) return null;
+      return this.processIn(tx);
+    });
   }
 
   /** One batch inside a transaction that already holds this subscription's lock (replays use it). */
   async processIn(tx: SqlExecutor): Promise<number> {
-    const rows = await this.readAfterCheckpoint(tx, null);
-    const last = await this.handle(rows, tx);
-    if (last) await this.advance(tx, last);
-    return rows.length;
-  }
-
-  /**
-   * The next events after the checkpoint. ORDER BY names the table's columns: a bare
-   * `transaction_id` would mean the text alias of EVENT_COLUMNS and sort "10" before "9". Events
-   * of other types come back without their body, so the checkpoint still moves past them. With a
-   * lock key, nothing is read unless this transaction holds (or now takes) that lock.
-   */
-  private readAfterCheckpoint(db: SqlExecutor, lockKey: string | null): Promise<(EventRow & { wanted: boolean })[]> {
-    const checkpoint = (column: string) => `(SELECT ${column} FROM ${this.s}.subscription_checkpoints WHERE subscription = $1)`;
-    return db.query(
-      `SELECT ${EVENT_COLUMNS.replace('data,', `CASE WHEN $3::text[] IS NULL OR type = ANY($3::text[]) THEN data END AS data,`)},
-              ($3::text[] IS NULL OR type = ANY($3::text[])) AS wanted
-         FROM ${this.s}.events
-        WHERE (transaction_id, global_position) > (COALESCE(${checkpoint('transaction_id')}, '0'::xid8), COALESCE(${checkpoint('global_position')}, 0))
-          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          AND ($4::text IS NULL OR (SELECT pg_try_advisory_xact_lock(hashtext($4::text))))
-        ORDER BY events.transaction_id, events.global_position
-        LIMIT $2`,
-      [this.handler.name, this.batchSize, this.handler.types ?? null, lockKey],
+    const [checkpoint] = await tx.query(
+      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+         FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`,
+      [this.handler.name],
     );
-  }
-
-  /** Hands the wanted events to the handler; the last row read (the new checkpoint), if any. */
-  private async handle(rows: readonly (EventRow & { wanted: boolean })[], db: SqlExecutor): Promise<EventRow | undefined> {
+    // ORDER BY names the table's columns: a bare `transaction_id` would mean the text alias of
+    // EVENT_COLUMNS and sort "10" before "9". Events of other types come back without their
+    // body, so the checkpoint still moves past them.
+    const rows: (EventRow & { wanted: boolean })[] = await tx.query(
+      `SELECT ${EVENT_COLUMNS.replace('data,', `CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data END AS data,`)},
+              ($4::text[] IS NULL OR type = ANY($4::text[])) AS wanted
+         FROM ${this.s}.events
+        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
+          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.transaction_id, events.global_position
+        LIMIT $3`,
+      [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', this.batchSize, this.handler.types ?? null],
+    );
     const last = rows[rows.length - 1];
-    if (!last) return undefined;
+    if (!last) return 0;
     const wanted = rows.filter((row) => row.wanted);
-    if (wanted.length > 0) await this.handler.handle(wanted.map((row) => this.store.toStoredEvent(row)), db);
-    return last;
-  }
-
-  private async advance(db: SqlExecutor, last: EventRow): Promise<void> {
-    await db.query(
+    if (wanted.length > 0) await this.handler.handle(wanted.map((row) => this.store.toStoredEvent(row)), tx);
+    await tx.query(
       `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
        VALUES ($1, $2::xid8, $3, now())
        ON CONFLICT (subscription) DO UPDATE
          SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`,
       [this.handler.name, String(last.transaction_id), String(last.global_position)],
     );
+    return rows.length;
   }
 
   private async run(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import { dropSchema, openTestDataSource, uniqueName } from '@seed/platform-testing';
-import { MAX_PREPARED_PER_CONNECTION, PLAN_EACH_CALL, TransactionRolledBackError } from './prepared-statement-client';
+import { MAX_PREPARED_PER_CONNECTION, PLAN_EACH_CALL } from './prepared-statement-client';
 
 const schema = uniqueName('it_prepared');
 let ds: DataSource;
@@ -87,70 +87,5 @@ describe('PreparedStatementClient (the services pool client)', () => {
       expect(await runner.query(`SELECT $1::int + ${i} AS n`, [1])).toEqual([{ n: 1 + i }]);
     }
     expect(await prepared()).toHaveLength(MAX_PREPARED_PER_CONNECTION);
-  });
-});
-
-describe('PreparedStatementClient pipelining', () => {
-  const byId = `SELECT name FROM "${schema}".items WHERE id = $1`;
-
-  /** The socket writes the runner's connection makes while `work` runs (each is one syscall). */
-  async function writesDuring(work: () => Promise<unknown>): Promise<number> {
-    const stream = (runner as unknown as { databaseConnection: { connection: { stream: Record<string, unknown> } } }).databaseConnection.connection.stream;
-    let writes = 0;
-    const spy = (name: '_write' | '_writev') => {
-      const original = stream[name] as (...args: unknown[]) => unknown;
-      stream[name] = function (this: unknown, ...args: unknown[]) {
-        writes++;
-        return original.apply(this, args);
-      };
-      return () => (stream[name] = original);
-    };
-    const restore = [spy('_write'), spy('_writev')];
-    try {
-      await work();
-    } finally {
-      for (const undo of restore) undo();
-    }
-    return writes;
-  }
-
-  it('sends the statements made in one tick in one write, and answers each with its own rows', async () => {
-    await runner.query(byId, [1]); // prepared before, so the count below is the pipelined calls alone
-    let answers: unknown[] = [];
-    const writes = await writesDuring(async () => {
-      answers = await Promise.all([runner.query(byId, [1]), runner.query(byId, [2]), runner.query(byId, [3])]);
-    });
-    expect(writes).toBe(1);
-    expect(answers).toEqual([[{ name: 'one' }], [{ name: 'two' }], []]);
-  });
-
-  it('writes a transaction\'s begin with its first statement', async () => {
-    const writes = await writesDuring(async () => {
-      await runner.startTransaction();
-      expect(await runner.query(byId, [2])).toEqual([{ name: 'two' }]);
-      await runner.commitTransaction();
-    });
-    expect(writes).toBe(2); // begin and select, then commit
-  });
-
-  it('fails only the failing statement of a pipeline outside a transaction', async () => {
-    const insert = `INSERT INTO "${schema}".items (id, name) VALUES ($1, $2)`;
-    const [duplicate, fresh] = await Promise.allSettled([runner.query(insert, [1, 'again']), runner.query(insert, [4, 'four'])]);
-    expect(duplicate).toMatchObject({ status: 'rejected', reason: { driverError: { code: '23505' } } });
-    expect(fresh.status).toBe('fulfilled');
-    expect(await runner.query(byId, [4])).toEqual([{ name: 'four' }]);
-    await runner.query(`DELETE FROM "${schema}".items WHERE id = $1`, [4]);
-  });
-
-  it('refuses to call a transaction committed when a statement written ahead of the commit failed, and writes none of it', async () => {
-    const insert = `INSERT INTO "${schema}".items (id, name) VALUES ($1, $2)`;
-    await runner.startTransaction();
-    const written = runner.query(insert, [5, 'five']);
-    const failed = runner.query(insert, [1, 'again']).catch((error: unknown) => error);
-    // The commit is made before the failure is known: Postgres answers it with ROLLBACK.
-    await expect(runner.commitTransaction()).rejects.toMatchObject({ driverError: expect.any(TransactionRolledBackError) });
-    await written;
-    expect(await failed).toMatchObject({ driverError: { code: '23505' } });
-    expect(await ds.query(byId, [5])).toEqual([]);
   });
 });

@@ -13,8 +13,8 @@ import { StartDeadline } from './start-up/start-deadline';
 import { SubscriptionRegistry } from './subscription-registry';
 
 /** The connection pool's settings (node-postgres options, through TypeORM's `extra`). */
-export function databasePoolOptions(config: PlatformConfig): { max: number; Client: typeof PreparedStatementClient; preparedStatements: boolean } {
-  return { max: config.DATABASE_POOL_SIZE, Client: PreparedStatementClient, preparedStatements: config.DATABASE_PREPARED_STATEMENTS };
+export function databasePoolOptions(config: PlatformConfig): { max: number; Client?: typeof PreparedStatementClient } {
+  return { max: config.DATABASE_POOL_SIZE, ...(config.DATABASE_PREPARED_STATEMENTS ? { Client: PreparedStatementClient } : {}) };
 }
 
 /**

@@ -5,12 +5,12 @@ import { databasePoolOptions } from './platform.module';
 const base = { DATABASE_URL: 'postgres://seed@127.0.0.1:5432/seed', KAFKA_BROKERS: '127.0.0.1:9092', DATABASE_POOL_SIZE: '7' };
 
 describe('databasePoolOptions', () => {
-  it('uses the pipelined client with prepared statements by default', () => {
-    expect(databasePoolOptions(loadConfig(PlatformConfig, base))).toEqual({ max: 7, Client: PreparedStatementClient, preparedStatements: true });
+  it('uses prepared statements by default', () => {
+    expect(databasePoolOptions(loadConfig(PlatformConfig, base))).toEqual({ max: 7, Client: PreparedStatementClient });
   });
 
-  it('keeps the pipelined client but prepares nothing when DATABASE_PREPARED_STATEMENTS=false (a pooler that cannot keep them)', () => {
+  it('leaves node-postgres its own client when DATABASE_PREPARED_STATEMENTS=false (a pooler that cannot keep them)', () => {
     const options = databasePoolOptions(loadConfig(PlatformConfig, { ...base, DATABASE_PREPARED_STATEMENTS: 'false' }));
-    expect(options).toEqual({ max: 7, Client: PreparedStatementClient, preparedStatements: false });
+    expect(options).toEqual({ max: 7 });
   });
 });
