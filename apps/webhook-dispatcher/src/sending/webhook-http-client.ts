@@ -27,7 +27,10 @@ export class WebhookHttpClient {
   private readonly unguarded: Agent;
 
   constructor(private readonly options: HttpClientOptions) {
-    const agentOptions = { connections: options.socketsPerEndpoint, pipelining: 1, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
+    // undici's own timeouts only back up the request's (the AbortSignal below), which must win: a
+    // timeout is reported as one.
+    const backstopMs = options.timeoutMs + 1000;
+    const agentOptions = { connections: options.socketsPerEndpoint, pipelining: 1, headersTimeout: backstopMs, bodyTimeout: backstopMs };
     // The socket connects to what the lookup returns: no gap between check and connect for DNS rebinding.
     this.guarded = new Agent({ ...agentOptions, connect: { lookup: guardedLookup(options.resolver ?? systemResolver) } });
     this.unguarded = new Agent(agentOptions);
@@ -60,6 +63,7 @@ export class WebhookHttpClient {
   private async send(target: URL, agent: Agent, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
+    let status: number | null = null;
     try {
       const response = await agent.request({
         origin: target.origin,
@@ -69,14 +73,18 @@ export class WebhookHttpClient {
         body,
         signal: abort.signal,
       });
-      // The answer counts once complete: drained (its content is not used) so the connection is reused.
-      await response.body.dump();
-      const status = response.statusCode;
+      status = response.statusCode;
+      // The answer counts once complete: read to its end (its content is not used; an error on the
+      // way fails the attempt, where `dump()` would not say) so the connection is reused.
+      for await (const _chunk of response.body) {
+        // discarded
+      }
       if (status >= 200 && status < 300) return { kind: 'success', statusCode: status };
       if (status >= 300 && status < 400) return { kind: 'failure', statusCode: status, timedOut: false, error: `HTTP ${status}: redirects are not followed` };
       return { kind: 'failure', statusCode: status, timedOut: false, error: `HTTP ${status}` };
     } catch (error) {
       if (abort.signal.aborted) return { kind: 'failure', statusCode: null, timedOut: true, error: `no answer within ${this.options.timeoutMs} ms` };
+      if (status !== null) return { kind: 'failure', statusCode: status, timedOut: false, error: 'answer cut off' };
       const refused = refusalIn(error);
       if (refused) return { kind: 'refused', reason: refused.message };
       const e = error as NodeJS.ErrnoException;

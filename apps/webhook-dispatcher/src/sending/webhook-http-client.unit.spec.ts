@@ -9,7 +9,7 @@ describe('webhook HTTP client and its address guard', () => {
   let server: Server;
   let port: number;
   const received: { url: string; headers: IncomingMessage['headers']; body: string }[] = [];
-  let answer: (url: string) => { status: number; hang?: boolean; location?: string } = () => ({ status: 204 });
+  let answer: (url: string) => { status: number; hang?: boolean; cut?: boolean; location?: string } = () => ({ status: 204 });
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -19,6 +19,11 @@ describe('webhook HTTP client and its address guard', () => {
         received.push({ url: req.url ?? '', headers: req.headers, body });
         const a = answer(req.url ?? '');
         if (a.hang) return;
+        if (a.cut) {
+          res.writeHead(a.status, { 'content-length': '100' });
+          res.write('partial', () => req.socket.destroy());
+          return;
+        }
         res.writeHead(a.status, a.location ? { location: a.location } : {});
         res.end('ok');
       });
@@ -109,6 +114,14 @@ describe('webhook HTTP client and its address guard', () => {
     expect(await c.post(`http://127.0.0.1:${port}/`, '{}', {})).toEqual({ kind: 'failure', statusCode: null, timedOut: true, error: 'no answer within 300 ms' });
     expect(Date.now() - started).toBeLessThan(1500);
     c.destroy();
+  });
+
+  it('reports an answer cut off after its status as a failure with that status', async () => {
+    answer = () => ({ status: 200, cut: true });
+    const c = client('127.0.0.1');
+    const outcome = await c.post(`http://127.0.0.1:${port}/`, '{}', {});
+    c.destroy();
+    expect(outcome).toEqual({ kind: 'failure', statusCode: 200, timedOut: false, error: 'answer cut off' });
   });
 
   it('reports an unreachable endpoint as a failure to retry', async () => {
