@@ -1,4 +1,5 @@
 import { Agent } from 'undici';
+import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import type { AttemptOutcome } from '@seed/webhook-dispatcher-domain';
 import { isAllowedHost, isIpLiteral, refusalOfAddress, type AllowedHost } from '@seed/webhook-dispatcher-domain';
 import { guardedLookup, systemResolver, TargetRefusedError, type Resolver } from './guarded-lookup';
@@ -52,7 +53,18 @@ export class WebhookHttpClient {
       const refusal = refusalOfAddress(target.hostname);
       if (refusal) return { kind: 'refused', reason: refusal };
     }
-    return timedAttempt(this.send(target, allowed ? this.unguarded : this.guarded, body, headers));
+    const agent = allowed ? this.unguarded : this.guarded;
+    // The HTTP request's own span (what node:http's instrumentation made before): its traceparent
+    // goes to the receiver, as any traced HTTP client's would.
+    const attributes = { 'http.request.method': 'POST', 'server.address': target.hostname, 'server.port': port };
+    return timedAttempt(
+      inSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+        const traceparent = span ? onwardTraceparent(null) : null;
+        const outcome = await this.send(target, agent, body, traceparent ? { ...headers, traceparent } : headers);
+        if (outcome.kind !== 'refused' && outcome.statusCode !== null) span?.setAttribute('http.response.status_code', outcome.statusCode);
+        return outcome;
+      }),
+    );
   }
 
   destroy(): void {
