@@ -31,7 +31,7 @@ export class WebhookHttpClient {
     // undici's own timeouts only back up the request's (the AbortSignal below), which must win: a
     // timeout is reported as one.
     const backstopMs = options.timeoutMs + 1000;
-    const agentOptions = { connections: options.socketsPerEndpoint, pipelining: 1, headersTimeout: backstopMs, bodyTimeout: backstopMs };
+    const agentOptions = { connections: options.socketsPerEndpoint, headersTimeout: backstopMs, bodyTimeout: backstopMs };
     // The socket connects to what the lookup returns: no gap between check and connect for DNS rebinding.
     this.guarded = new Agent({ ...agentOptions, connect: { lookup: guardedLookup(options.resolver ?? systemResolver) } });
     this.unguarded = new Agent(agentOptions);
@@ -59,7 +59,7 @@ export class WebhookHttpClient {
     const attributes = { 'http.request.method': 'POST', 'server.address': target.hostname, 'server.port': port };
     return timedAttempt(
       inSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
-        const traceparent = span ? onwardTraceparent(null) : null;
+        const traceparent = onwardTraceparent(null); // null when tracing is off
         const outcome = await this.send(target, agent, body, traceparent ? { ...headers, traceparent } : headers);
         if (outcome.kind !== 'refused' && outcome.statusCode !== null) span?.setAttribute('http.response.status_code', outcome.statusCode);
         return outcome;
