@@ -21,9 +21,10 @@ export interface ClaimRequest {
   /**
    * Per endpoint the sender deals with (it holds deliveries or slots there): the deliveries it
    * holds (none: its slots are handed back), and the slots it keeps using while it claims
-   * (slotsToKeep: the claim grants no fewer, unless the breaker's cap fell).
+   * (slotsToKeep: the claim grants no fewer, unless the breaker's cap fell), and the deliveries it
+   * lines up per usable slot there (linePerSlot; 2 for an endpoint it does not deal with yet).
    */
-  endpoints: ReadonlyMap<string, { held: number; keep: number }>;
+  endpoints: ReadonlyMap<string, { held: number; keep: number; line?: number }>;
 }
 
 /** What the database says of an endpoint the replica deals with, as of the claim. */
@@ -143,15 +144,15 @@ export class DeliveryClaimer {
     const s = this.s;
     const dueRow = `d.state = 'pending' AND d.next_attempt_at >= o.floor AND d.next_attempt_at <= now() AND d.next_attempt_at < 'infinity'`;
     return `${PLAN_EACH_CALL} WITH known AS (
-         SELECT k.key AS origin, (k.value ->> 'held')::int AS held, (k.value ->> 'keep')::int AS keep FROM jsonb_each($5::jsonb) AS k),
+         SELECT k.key AS origin, (k.value ->> 'held')::int AS held, (k.value ->> 'keep')::int AS keep, (k.value ->> 'line')::int AS line FROM jsonb_each($5::jsonb) AS k),
        endpoints AS (
-         SELECT e.origin, e.failures, e.open_until, e.breaker_version, e.slot_grants, COALESCE(k.held, 0) AS held, COALESCE(k.keep, 0) AS keep,
+         SELECT e.origin, e.failures, e.open_until, e.breaker_version, e.slot_grants, COALESCE(k.held, 0) AS held, COALESCE(k.keep, 0) AS keep, COALESCE(k.line, 2) AS line,
                 k.origin IS NOT NULL AS known, COALESCE(($6::jsonb ->> e.origin)::timestamptz, '-infinity') AS floor
            FROM ${s}.delivery_endpoints e LEFT JOIN known k ON k.origin = e.origin),
        -- Endpoints with due rows, but not those whose breaker is open (their range is not read).
        due_now AS (
-         SELECT o.origin, o.held, o.floor FROM endpoints o
-          WHERE $1::int > 0 AND NOT (o.origin = ANY($3::text[])) AND o.held < 2 * $4::int AND ${s}.sending_cap(o.open_until, $4) > 0
+         SELECT o.origin, o.held, o.line, o.floor FROM endpoints o
+          WHERE $1::int > 0 AND NOT (o.origin = ANY($3::text[])) AND o.held < o.line * $4::int AND ${s}.sending_cap(o.open_until, $4) > 0
             AND (SELECT 1 FROM ${s}.deliveries d WHERE d.origin = o.origin AND ${dueRow} ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL),
        -- slotsWanted: the concurrency while busy with the endpoint, nothing once done with it.
        wanted AS (
@@ -181,9 +182,9 @@ export class DeliveryClaimer {
                         CASE WHEN g.origin IS NULL THEN w.breaker_version ELSE g.breaker_version END AS breaker_version,
                         CASE WHEN g.origin IS NULL THEN w.slot_grants ELSE g.slot_grants END AS slot_grants
                    FROM wanted w LEFT JOIN granted g ON g.origin = w.origin) x),
-       -- waitingLine(usableSlots): twice the slots it may use here, less what the sender holds already.
+       -- waitingLine(usableSlots, line): line per slot it may use here, less what the sender holds already.
        rooms AS (
-         SELECT o.origin, o.floor, greatest(0, 2 * least(gr.slots, ceil($4::numeric / greatest(1, gr.wanting))::int) - o.held) AS room
+         SELECT o.origin, o.floor, greatest(0, o.line * least(gr.slots, ceil($4::numeric / greatest(1, gr.wanting))::int) - o.held) AS room
            FROM due_now o JOIN grants gr ON gr.origin = o.origin),
        share AS (SELECT ceil($1::numeric / greatest(1, count(*)))::int AS n FROM rooms WHERE room > 0),
        due AS (

@@ -84,6 +84,18 @@ describe('delivery queue', () => {
     expect(onlyUp.map((c) => c.origin)).toEqual(Array(10).fill('http://up.example'));
   });
 
+  it('takes up an endpoint’s waiting line: two per slot by default, the sender’s line per slot when it gives one, less what it holds', async () => {
+    await accept(Array.from({ length: 100 }, () => change(randomUUID(), 'MessageSent', 'http://fast.example/dlr')));
+    const ask = { limit: 500, leaseMs: LEASE, excluded: [], holder: 'replica-a', concurrency: 4 };
+    const first = await deliveries.claimFor({ ...ask, endpoints: new Map() });
+    expect(first.deliveries).toHaveLength(8);
+    expect(first.endpoints).toEqual([expect.objectContaining({ origin: 'http://fast.example', slots: 4 })]);
+    const deeper = await deliveries.claimFor({ ...ask, endpoints: new Map([['http://fast.example', { held: 8, keep: 4, line: 8 }]]) });
+    expect(deeper.deliveries).toHaveLength(8 * 4 - 8);
+    const full = await deliveries.claimFor({ ...ask, endpoints: new Map([['http://fast.example', { held: 32, keep: 4, line: 8 }]]) });
+    expect(full.deliveries).toEqual([]);
+  });
+
   it('the sweep finds a change left waiting behind nothing, going through the queue in bounded slices', async () => {
     const umids = Array.from({ length: 25 }, () => randomUUID());
     await accept(umids.map((u) => change(u, 'MessageSent', 'http://a.example/dlr')));

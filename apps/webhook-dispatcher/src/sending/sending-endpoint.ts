@@ -1,4 +1,4 @@
-import { blockedUntil, closedBreaker, sendingCap, slotsToKeep, usableSlots, waitingLine, type BreakerState } from '@seed/webhook-dispatcher-domain';
+import { blockedUntil, closedBreaker, linePerSlot, sendingCap, slotsToKeep, usableSlots, waitingLine, type BreakerState } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery } from './claimed-delivery';
 import type { EndpointReading } from './delivery-claim';
 import type { BreakerReading } from './delivery-store';
@@ -55,7 +55,12 @@ export class SendingEndpoint {
   /** How many more deliveries an offer may add here: the waiting line of the usable slots, less what is held. */
   room(now: number, concurrency: number, marginMs: number): number {
     if (this.blockedUntil(now) !== null) return 0;
-    return waitingLine(this.usable(now, concurrency, marginMs)) - this.held();
+    return waitingLine(this.usable(now, concurrency, marginMs), this.linePerSlot()) - this.held();
+  }
+
+  /** Deliveries to hold per usable slot, at the endpoint's recent pace (linePerSlot in the domain). */
+  linePerSlot(): number {
+    return linePerSlot(this.answerMs);
   }
 
   /**

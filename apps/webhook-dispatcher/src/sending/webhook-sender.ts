@@ -180,12 +180,15 @@ export class WebhookSender {
     const concurrency = this.options.endpointConcurrency;
     const keeping = (e: SendingEndpoint) => askedAt - e.lastDirectAt < DIRECT_KEEP_MS;
     const endpoints = new Map(
-      [...this.endpoints].map(([origin, e]) => [origin, { held: keeping(e) ? Math.max(1, e.held()) : e.held(), keep: e.keep(askedAt, concurrency, this.startMarginMs()) }]),
+      [...this.endpoints].map(([origin, e]) => [
+        origin,
+        { held: keeping(e) ? Math.max(1, e.held()) : e.held(), keep: e.keep(askedAt, concurrency, this.startMarginMs()), line: e.linePerSlot() },
+      ]),
     );
     // Slots of endpoints this replica holds nothing of (and sent nothing direct to of late) go back
     // with this claim: from now on they are not used (an offer taking one meanwhile waits for the claim's answer).
     for (const endpoint of this.endpoints.values()) if (endpoint.held() === 0 && !keeping(endpoint)) endpoint.slots = 0;
-    const excluded = [...endpoints].filter(([, e]) => e.held >= waitingLine(concurrency)).map(([origin]) => origin);
+    const excluded = [...endpoints].filter(([, e]) => e.held >= waitingLine(concurrency, e.line)).map(([origin]) => origin);
     // Grants are renewed early enough that a request can always start (startMarginMs) until the
     // next claim, which comes within a second (UPKEEP_MS) even when the sender is full.
     const renewWithinMs = Math.max(this.options.leaseMs / 2, this.startMarginMs() + UPKEEP_MS);
@@ -425,9 +428,9 @@ export class WebhookSender {
     } else this.outcomes.push({ delivery, outcome, at });
     this.flushPause.wake();
     this.pump(origin);
-    // Claim again only when a good part of the room is free, and this endpoint's waiting line
-    // has run dry: one claim per completion would cost a query per webhook.
-    if (this.held <= this.options.maxHeld / 2 && endpoint.held() <= this.options.endpointConcurrency) this.pause.wake();
+    // Claim again only when a good part of the room is free, and half of this endpoint's waiting
+    // line has gone: one claim per completion would cost a query per webhook.
+    if (this.held <= this.options.maxHeld / 2 && endpoint.held() <= waitingLine(this.options.endpointConcurrency, endpoint.linePerSlot()) / 2) this.pause.wake();
   }
 
   /**

@@ -1,6 +1,6 @@
 import { retryDelayMs } from './backoff';
 import { afterOutcomes, blockedUntil, breakerMode, closedBreaker, outcomeRun, sendingCap, type BreakerState } from './circuit-breaker';
-import { fairShare, slotsToGrant, slotsToKeep, slotsWanted, usableSlots, waitingLine } from './endpoint-slots';
+import { fairShare, linePerSlot, slotsToGrant, slotsToKeep, slotsWanted, usableSlots, waitingLine } from './endpoint-slots';
 
 describe('retry delay (exponential, full jitter)', () => {
   const policy = { baseDelayMs: 1000, maxDelayMs: 30_000, maxAgeMs: 86_400_000 };
@@ -95,5 +95,15 @@ describe('endpoint slots', () => {
     expect(slotsWanted(0, true, 32)).toBe(32);
     expect(slotsWanted(0, false, 32)).toBe(0);
     expect(waitingLine(32)).toBe(64);
+  });
+
+  it('lines up what a fast endpoint answers in 100 ms per slot, two per slot for a slow or unknown one, eight at most', () => {
+    expect(linePerSlot(null)).toBe(2);
+    expect(linePerSlot(500)).toBe(2);
+    expect(linePerSlot(40)).toBe(2);
+    expect(linePerSlot(25)).toBe(4);
+    expect(linePerSlot(12)).toBe(8);
+    expect(linePerSlot(0.2)).toBe(8);
+    expect(waitingLine(32, linePerSlot(20))).toBe(160);
   });
 });
