@@ -19,11 +19,16 @@ export interface Outcome {
 
 const CLIENT_TIMEOUT_MS = 30_000;
 const BATCH_SIZE = 5;
+/** Requests of one kind in flight at once, at most. */
+const MAX_IN_FLIGHT = 20;
 
 /**
  * A steady stream of small batches and Verify generations, each to destinations of its own, as
  * clients send them while a dependency goes down and comes back. Every answer is recorded with its
  * timing; nothing is retried, so what reaches the carrier can be matched to what was accepted.
+ * Requests start at a steady pace whether or not earlier ones were answered, as many independent
+ * clients send them: a request caught in flight by the outage (answered only once it is over)
+ * must not hold back the ones that find the outage known.
  */
 export class OutageLoad {
   readonly outcomes: Outcome[] = [];
@@ -63,10 +68,15 @@ export class OutageLoad {
   }
 
   private async loop(send: () => Promise<void>): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
     while (this.running) {
-      await send();
+      if (inFlight.size < MAX_IN_FLIGHT) {
+        const request = send().finally(() => inFlight.delete(request));
+        inFlight.add(request);
+      }
       await new Promise((resolve) => setTimeout(resolve, this.pauseMs));
     }
+    await Promise.all(inFlight);
   }
 
   private async batch(): Promise<void> {
