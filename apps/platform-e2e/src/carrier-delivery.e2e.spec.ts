@@ -90,17 +90,25 @@ describe('carrier delivery over SMPP', () => {
     }
   });
 
+  // The batch counts and the messages table are read models: they follow the log shortly after the
+  // message's stream (which the message read API reads) says delivered.
   it('counts the batch per state in the batch read API', async () => {
-    const view = await getBatch(stack, account, batch.batchId);
+    const view = await eventually(async () => {
+      const read = await getBatch(stack, account, batch.batchId);
+      return read.states.delivered === 3 ? read : undefined;
+    });
     expect(view).toMatchObject({ batchId: batch.batchId, subAccountId: account.subAccountId, acceptedCount: 3, rejectedCount: 1 });
     expect(view.states).toEqual({ queued: 0, rejected: 1, sent: 0, delivered: 3, undelivered: 0 });
   });
 
   it('projects the final states into the messages read model', async () => {
-    const rows = await db.query<{ umid: string; state: string; detail: string; error_code: string | null }>(
-      `SELECT umid, state, detail, error_code FROM ${db.table('messages')} WHERE batch_id = $1 ORDER BY message_index`,
-      [batch.batchId],
-    );
+    const rows = await eventually(async () => {
+      const read = await db.query<{ umid: string; state: string; detail: string; error_code: string | null }>(
+        `SELECT umid, state, detail, error_code FROM ${db.table('messages')} WHERE batch_id = $1 ORDER BY message_index`,
+        [batch.batchId],
+      );
+      return read.filter((r) => r.state === 'delivered').length === 3 ? read : undefined;
+    });
     expect(rows.map((r) => [r.umid, r.state, r.error_code])).toEqual([
       [umid(0), 'delivered', null],
       [umid(1), 'delivered', null],
