@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { PLAN_EACH_CALL, rowsOf } from '@seed/platform-event-store';
+import { LINE_PER_SLOT } from '@seed/webhook-dispatcher-domain';
 import { claimedOf, type ClaimedDelivery, type ClaimedRow } from './claimed-delivery';
 
 /** What a replica asks of one claim. */
@@ -22,7 +23,7 @@ export interface ClaimRequest {
    * Per endpoint the sender deals with (it holds deliveries or slots there): the deliveries it
    * holds (none: its slots are handed back), and the slots it keeps using while it claims
    * (slotsToKeep: the claim grants no fewer, unless the breaker's cap fell), and the deliveries it
-   * lines up per usable slot there (linePerSlot; 2 for an endpoint it does not deal with yet).
+   * lines up per usable slot there (linePerSlot; LINE_PER_SLOT.min for an endpoint it does not deal with yet).
    */
   endpoints: ReadonlyMap<string, { held: number; keep: number; line?: number }>;
 }
@@ -146,7 +147,7 @@ export class DeliveryClaimer {
     return `${PLAN_EACH_CALL} WITH known AS (
          SELECT k.key AS origin, (k.value ->> 'held')::int AS held, (k.value ->> 'keep')::int AS keep, (k.value ->> 'line')::int AS line FROM jsonb_each($5::jsonb) AS k),
        endpoints AS (
-         SELECT e.origin, e.failures, e.open_until, e.breaker_version, e.slot_grants, COALESCE(k.held, 0) AS held, COALESCE(k.keep, 0) AS keep, COALESCE(k.line, 2) AS line,
+         SELECT e.origin, e.failures, e.open_until, e.breaker_version, e.slot_grants, COALESCE(k.held, 0) AS held, COALESCE(k.keep, 0) AS keep, COALESCE(k.line, ${LINE_PER_SLOT.min}) AS line,
                 k.origin IS NOT NULL AS known, COALESCE(($6::jsonb ->> e.origin)::timestamptz, '-infinity') AS floor
            FROM ${s}.delivery_endpoints e LEFT JOIN known k ON k.origin = e.origin),
        -- Endpoints with due rows, but not those whose breaker is open (their range is not read).

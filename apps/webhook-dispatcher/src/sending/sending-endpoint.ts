@@ -1,4 +1,4 @@
-import { blockedUntil, closedBreaker, linePerSlot, sendingCap, slotsToKeep, usableSlots, waitingLine, type BreakerState } from '@seed/webhook-dispatcher-domain';
+import { answeredWithin, blockedUntil, closedBreaker, linePerSlot, sendingCap, slotsToKeep, usableSlots, waitingLine, type BreakerState } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery } from './claimed-delivery';
 import type { EndpointReading } from './delivery-claim';
 import type { BreakerReading } from './delivery-store';
@@ -66,14 +66,13 @@ export class SendingEndpoint {
   /**
    * How many more first attempts the intake may hand over without a row (WebhookSender.directOffer):
    * per usable slot, as many requests as the endpoint answers in `withinMs` at its recent pace
-   * (between `minDepth` and `maxDepth`), less what is held; none unless the breaker is closed
+   * (between `min` and `max`), less what is held; none unless the breaker is closed
    * without failures and no failure waits for its verdict (an endpoint that fails gets its
    * deliveries written down). So what the intake hands over can be sent before it is written down.
    */
-  directRoom(now: number, concurrency: number, marginMs: number, depth: { withinMs: number; minDepth: number; maxDepth: number }): number {
+  directRoom(now: number, concurrency: number, marginMs: number, depth: { withinMs: number; min: number; max: number }): number {
     if (!this.clean() || this.verdictsDue > 0) return 0;
-    const perSlot = this.answerMs === null ? depth.minDepth : Math.max(depth.minDepth, Math.min(depth.maxDepth, Math.floor(depth.withinMs / Math.max(1, this.answerMs))));
-    return this.usable(now, concurrency, marginMs) * perSlot - this.held();
+    return this.usable(now, concurrency, marginMs) * answeredWithin(this.answerMs, depth) - this.held();
   }
 
   /** An attempt took `ms`: the recent pace (a moving average over about the last 16 attempts). */

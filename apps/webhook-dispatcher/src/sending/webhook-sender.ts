@@ -54,7 +54,7 @@ const DIRECT_WAIT_MS = 2000;
  * Direct deliveries an endpoint may hold per usable slot: what it answers in a quarter of the
  * wait at its recent pace, within these bounds (the lower one until it has answered at all).
  */
-const DIRECT_DEPTH = { minDepth: 8, maxDepth: 128 };
+const DIRECT_DEPTH = { min: 8, max: 128 };
 /**
  * A replica keeps its slots of an endpoint this long after its last direct delivery there: the
  * intake offers direct deliveries only to endpoints it holds slots of, and a steady stream whose

@@ -78,8 +78,16 @@ export const LINE_PER_SLOT = { min: 2, max: 8 };
  * (32) and WEBHOOK_MAX_IN_FLIGHT (512), one endpoint's line is then half of what a sender holds.
  */
 export function linePerSlot(answerMs: number | null): number {
-  if (answerMs === null) return LINE_PER_SLOT.min;
-  return Math.max(LINE_PER_SLOT.min, Math.min(LINE_PER_SLOT.max, Math.floor(LINE_WITHIN_MS / Math.max(1, answerMs))));
+  return answeredWithin(answerMs, { withinMs: LINE_WITHIN_MS, ...LINE_PER_SLOT });
+}
+
+/**
+ * Requests one slot of an endpoint answers in `withinMs` at its recent pace (`answerMs`, null before
+ * its first answer: `min`), between `min` and `max`.
+ */
+export function answeredWithin(answerMs: number | null, depth: { withinMs: number; min: number; max: number }): number {
+  if (answerMs === null) return depth.min;
+  return Math.max(depth.min, Math.min(depth.max, Math.floor(depth.withinMs / Math.max(1, answerMs))));
 }
 
 /** Deliveries a replica takes up for an endpoint: `perSlot` (linePerSlot) for each slot it may use. */
