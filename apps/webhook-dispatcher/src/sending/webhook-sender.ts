@@ -428,9 +428,10 @@ export class WebhookSender {
     } else this.outcomes.push({ delivery, outcome, at });
     this.flushPause.wake();
     this.pump(origin);
-    // Claim again only when a good part of the room is free, and half of this endpoint's waiting
-    // line has gone: one claim per completion would cost a query per webhook.
-    if (this.held <= this.options.maxHeld / 2 && endpoint.held() <= waitingLine(this.options.endpointConcurrency, endpoint.linePerSlot()) / 2) this.pause.wake();
+    // Claim again only when a good part of the room is free, and this endpoint's waiting line is
+    // down to a slots' worth: one claim per completion would cost a query per webhook, and earlier
+    // wake-ups only claimed for endpoints fed by the intake's direct deliveries.
+    if (this.held <= this.options.maxHeld / 2 && endpoint.held() <= this.options.endpointConcurrency) this.pause.wake();
   }
 
   /**
