@@ -4,6 +4,7 @@
 # lists every platform's optional binaries (@swc/core-*), so it installs unchanged everywhere and a
 # fresh clone stays clean.
 set -euo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")/../.."
 stamp=.local/deps.sha
 want=$(cat package-lock.json patches/*.patch | sha256sum | cut -d' ' -f1)
