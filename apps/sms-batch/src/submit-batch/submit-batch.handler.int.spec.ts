@@ -13,6 +13,9 @@ import {
   type MessageQueuedV1,
   type SubmitBatchCommand,
   type SubmitBatchData,
+  type SubmitBatchesCommand,
+  type SubmitBatchesItem,
+  type SubmitBatchesResult,
 } from '@seed/sms-batch-contracts';
 import { migrateSmsBatchSchema, mixedBatch } from '../sms-batch.test-helpers';
 import { parseKeyring, sealText } from '@seed/platform-secrets';
@@ -174,5 +177,85 @@ describe('SubmitBatchHandler', () => {
     expect(responses[2]).toEqual(responses[0]);
     expect(await batchesWithClientBatchId('acme_race', 'cb-race')).toBe(1);
     expect(await countEvents(`data->>'clientBatchId' = 'cb-race'`)).toBe(1 + 5);
+  });
+});
+
+describe('SubmitBatchHandler, SubmitBatches (several batches in one command)', () => {
+  const sealing = parseKeyring(SEALING_KEYS);
+  const oneSms = (subAccountId: string, clientBatchId: string | undefined, code = '123456'): SubmitBatchData => ({
+    accountId: 'acme',
+    subAccountId,
+    ...(clientBatchId !== undefined ? { clientBatchId } : {}),
+    includeMessagesInResponse: true,
+    messages: [{ destination: '+447400123456', text: 'Your verification code is ******', sealedText: sealText(sealing, `Your verification code is ${code}`) }],
+  });
+  const itemOf = (batch: SubmitBatchData, n: number): SubmitBatchesItem => ({
+    batch,
+    correlationId: `request-${n}`,
+    traceparent: `00-0af7651916cd43dd8448eb211c8031${String(n).padStart(2, '0')}-b7ad6b7169203331-01`,
+  });
+  const manyOf = (items: SubmitBatchesItem[]): SubmitBatchesCommand => ({
+    commandId: randomUUID(),
+    type: 'SubmitBatches',
+    issuedAt: new Date().toISOString(),
+    data: { batches: items },
+  });
+  async function submitMany(command: SubmitBatchesCommand): Promise<SubmitBatchesResult> {
+    const reply = await handler.submitMany(command, {
+      correlationId: 'the-first-request',
+      causationId: command.commandId,
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    });
+    if (!reply.ok) throw new Error(`refused: ${JSON.stringify(reply.failure)}`);
+    return reply.result;
+  }
+  const accepted = (reply: SubmitBatchesResult['results'][number] | undefined): BatchResponse => {
+    if (!reply?.ok) throw new Error(`batch refused: ${JSON.stringify(reply)}`);
+    return reply.result;
+  };
+
+  it('decides each batch as its own, with its own request as correlation and trace, in one transaction', async () => {
+    const command = manyOf([itemOf(oneSms('acme_hq', 'verify-a-1'), 1), itemOf(oneSms('acme_eu', 'verify-b-1'), 2), itemOf(oneSms('acme_hq', 'verify-c-1'), 3)]);
+    const { results } = await submitMany(command);
+
+    expect(results).toHaveLength(3);
+    const responses = results.map(accepted);
+    expect(responses.map((r) => r.clientBatchId)).toEqual(['verify-a-1', 'verify-b-1', 'verify-c-1']);
+    expect(new Set(responses.map((r) => r.batchId)).size).toBe(3);
+    expect(responses.map((r) => r.messages?.[0]?.status.code)).toEqual(['QUEUED', 'QUEUED', 'QUEUED']);
+
+    const batchEvents = await Promise.all(responses.map(async (r) => (await store.readStream(ds, batchStreamId(r.batchId)))[0]!));
+    expect(batchEvents.map((e) => (e.data as BatchSubmittedV1).subAccountId)).toEqual(['acme_hq', 'acme_eu', 'acme_hq']);
+    expect(batchEvents.map((e) => e.correlationId)).toEqual(['request-1', 'request-2', 'request-3']);
+    expect(batchEvents.map((e) => e.traceparent)).toEqual(command.data.batches.map((b) => b.traceparent));
+    expect(new Set(batchEvents.map((e) => e.causationId))).toEqual(new Set([command.commandId]));
+    expect(new Set(batchEvents.map((e) => e.transactionId)).size).toBe(1);
+    const [queued] = await store.readStream(ds, messageStreamId(responses[1]!.messages![0]!.umid));
+    expect(queued).toMatchObject({ type: 'MessageQueued', correlationId: 'request-2' });
+  });
+
+  it('refuses one batch alone (no clientBatchId, a sealed text it cannot open) and decides the others', async () => {
+    const before = await countEvents();
+    const foreign = sealText(parseKeyring(`k9:${Buffer.alloc(32, 9).toString('base64')}`), 'hello');
+    const unopenable: SubmitBatchData = { ...oneSms('acme_hq', 'verify-e-1'), messages: [{ destination: '+447400123456', text: '*****', sealedText: foreign }] };
+    const { results } = await submitMany(manyOf([itemOf(oneSms('acme_hq', undefined), 1), itemOf(unopenable, 2), itemOf(oneSms('acme_hq', 'verify-d-1'), 3)]));
+
+    expect(results[0]).toMatchObject({ ok: false, failure: { status: 400, code: 1000 } });
+    expect(results[1]).toMatchObject({ ok: false, failure: { status: 400, code: 1004 } });
+    expect(accepted(results[2]).clientBatchId).toBe('verify-d-1');
+    expect(await countEvents()).toBe(before + 2); // the one decided batch: BatchSubmitted, MessageQueued
+    expect(await batchesWithClientBatchId('acme_hq', 'verify-e-1')).toBe(0);
+  });
+
+  it('answers the same command delivered twice, and a later one with known clientBatchIds, with the first batches', async () => {
+    const command = manyOf([itemOf(oneSms('acme_hq', 'verify-f-1'), 1), itemOf(oneSms('acme_eu', 'verify-g-1'), 2)]);
+    const first = await submitMany(command);
+    const eventsAfterFirst = await countEvents();
+
+    expect(await submitMany(command)).toEqual(first);
+    const later = await submitMany(manyOf([itemOf(oneSms('acme_eu', 'verify-g-1'), 3), itemOf(oneSms('acme_hq', 'verify-f-1'), 4)]));
+    expect(later.results).toEqual([first.results[1], first.results[0]]);
+    expect(await countEvents()).toBe(eventsAfterFirst);
+    expect(await batchesWithClientBatchId('acme_hq', 'verify-f-1')).toBe(1);
   });
 });

@@ -14,6 +14,9 @@ import {
   type BatchResponse,
   type BatchSubmittedV1,
   type SubmitBatchCommand,
+  type SubmitBatchData,
+  type SubmitBatchesCommand,
+  type SubmitBatchesResult,
 } from '@seed/sms-batch-contracts';
 import { SealedTextRefused, SealedTexts } from '../sealed-texts';
 import { toBatchResponse, type FirstMessageEvent } from './batch-response';
@@ -25,7 +28,9 @@ const MAX_CONFLICT_RETRIES = 3;
 /**
  * Decides a batch: one transaction appends the batch event and one event per message, reserves the
  * clientBatchId and records the command as processed. Retries of the command, and new requests
- * with a known clientBatchId, get the first response rebuilt from the log.
+ * with a known clientBatchId, get the first response rebuilt from the log. `SubmitBatches` decides
+ * several batches that way in one transaction (verification's SMS, each a batch of one): one
+ * command, transaction and reply for what a follower's pass sends, instead of one each.
  */
 @Controller()
 export class SubmitBatchHandler {
@@ -45,38 +50,84 @@ export class SubmitBatchHandler {
 
   @MessagePattern('SubmitBatch')
   async submit(@Payload() command: SubmitBatchCommand, @Ctx() context: CommandContext): Promise<CommandReply<BatchResponse>> {
+    try {
+      return { ok: true, result: await this.inTransaction((tx, appended) => this.decideAndAppend(tx, command, context, appended)) };
+    } catch (error) {
+      const refused = refusalOf(error);
+      if (refused) return refused;
+      throw error;
+    }
+  }
+
+  @MessagePattern('SubmitBatches')
+  async submitMany(@Payload() command: SubmitBatchesCommand, @Ctx() context: CommandContext): Promise<CommandReply<SubmitBatchesResult>> {
+    const results = await this.inTransaction(async (tx, appended) => {
+      const replies: CommandReply<BatchResponse>[] = [];
+      for (const { batch: data, correlationId, traceparent } of command.data.batches) {
+        if (data.clientBatchId === undefined) {
+          replies.push({ ok: false, failure: { status: 400, code: ApiErrorCode.InvalidParameter, message: 'a batch of SubmitBatches needs a clientBatchId' } });
+          continue;
+        }
+        try {
+          const itsContext: CommandContext = { correlationId, causationId: command.commandId, traceparent: traceparent ?? context.traceparent };
+          replies.push({ ok: true, result: (await this.decideBatch(tx, data, command.commandId, itsContext, appended)).response });
+        } catch (error) {
+          // Refusals come before anything of the batch is written: the others go on.
+          const refused = refusalOf(error);
+          if (!refused) throw error;
+          replies.push(refused);
+        }
+      }
+      return replies;
+    });
+    return { ok: true, result: { results } };
+  }
+
+  /**
+   * Runs a decision in a transaction, again (up to 3 times) when a concurrent one took a stream or
+   * clientBatchId it wanted, then wakes the followers of what it appended.
+   */
+  private async inTransaction<T>(decide: (tx: SqlExecutor, appended: string[]) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         const appended: string[] = [];
-        const result = await this.dataSource.transaction((tx) => this.decideAndAppend(tx, command, context, appended));
+        const result = await this.dataSource.transaction((tx) => decide(tx, appended));
         this.subscriptions.wakeFor(appended);
-        return { ok: true, result };
+        return result;
       } catch (error) {
-        if (error instanceof BatchRejectedError) {
-          return { ok: false, failure: { status: 400, code: error.code, message: error.message } };
-        }
-        if (error instanceof SealedTextRefused) {
-          return { ok: false, failure: { status: 400, code: ApiErrorCode.InvalidText, message: error.message } };
-        }
         if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
         throw error;
       }
     }
   }
 
-  /** Decides the batch; the types of the events it appends go into `appended` (who to wake). */
+  /** Decides the batch of a command once; the types of the events it appends go into `appended` (who to wake). */
   private async decideAndAppend(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext, appended: string[]): Promise<BatchResponse> {
-    const { data } = command;
-    const include = data.includeMessagesInResponse;
     const done = await this.processed.find<{ batchId: string }>(tx, CONSUMER, command.commandId);
-    if (done) return this.rebuildResponse(tx, done.result.batchId, include);
+    if (done) return this.rebuildResponse(tx, done.result.batchId, command.data.includeMessagesInResponse);
+    const { batchId, response } = await this.decideBatch(tx, command.data, command.commandId, context, appended);
+    await this.processed.record(tx, CONSUMER, command.commandId, { batchId });
+    return response;
+  }
 
+  /**
+   * Decides one batch: the first response again when its clientBatchId is known, else the batch
+   * decided and appended. A refusal (BatchRejectedError, SealedTextRefused) is thrown before
+   * anything is written.
+   */
+  private async decideBatch(
+    tx: SqlExecutor,
+    data: SubmitBatchData,
+    causationId: string,
+    context: CommandContext,
+    appended: string[],
+  ): Promise<{ batchId: string; response: BatchResponse }> {
+    const include = data.includeMessagesInResponse;
     if (data.clientBatchId !== undefined) {
       const known = await this.findClientBatch(tx, data.subAccountId, data.clientBatchId);
       if (known) {
         this.logger.info({ batchId: known, clientBatchId: data.clientBatchId }, 'known clientBatchId: first response returned');
-        await this.processed.record(tx, CONSUMER, command.commandId, { batchId: known });
-        return this.rebuildResponse(tx, known, include);
+        return { batchId: known, response: await this.rebuildResponse(tx, known, include) };
       }
     }
 
@@ -97,9 +148,8 @@ export class SubmitBatchHandler {
         { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch },
         ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events })),
       ],
-      { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now },
+      { correlationId: context.correlationId, causationId, traceparent: context.traceparent, occurredAt: now },
     );
-    await this.processed.record(tx, CONSUMER, command.commandId, { batchId });
     appended.push(...new Set([...decided.batch, ...decided.messages.flatMap((m) => m.events)].map((e) => e.type)));
     const appendMs = Math.round(performance.now() - started) - decideMs;
 
@@ -110,7 +160,7 @@ export class SubmitBatchHandler {
       { batchId, accepted: batchEvent.data.acceptedCount, rejected: batchEvent.data.rejectedCount, decideMs, appendMs },
       'batch decided',
     );
-    return toBatchResponse(batchEvent.data, first, include);
+    return { batchId, response: toBatchResponse(batchEvent.data, first, include) };
   }
 
   private async rebuildResponse(tx: SqlExecutor, batchId: string, include: boolean): Promise<BatchResponse> {
@@ -144,4 +194,11 @@ export class SubmitBatchHandler {
     // Another transaction took it between our read and this insert: decide again, and find it.
     if (rows.length === 0) throw new ConcurrencyError(`clientBatchId ${clientBatchId} was reserved concurrently`);
   }
+}
+
+/** The answer to a batch refused as a whole (nothing of it written), or null for any other error. */
+function refusalOf(error: unknown): CommandReply<never> | null {
+  if (error instanceof BatchRejectedError) return { ok: false, failure: { status: 400, code: error.code, message: error.message } };
+  if (error instanceof SealedTextRefused) return { ok: false, failure: { status: 400, code: ApiErrorCode.InvalidText, message: error.message } };
+  return null;
 }

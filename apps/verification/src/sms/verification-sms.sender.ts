@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CommandMessage } from '@seed/contracts';
+import type { CommandMessage, CommandReply } from '@seed/contracts';
 import type { EventHandler, SqlExecutor, StoredEvent } from '@seed/platform-event-store';
 import type { CommandBus } from '@seed/platform-kafka';
-import { SMS_BATCH_COMMAND_TOPIC, type BatchResponse, type SubmitBatchData } from '@seed/sms-batch-contracts';
+import {
+  SMS_BATCH_COMMAND_TOPIC,
+  type BatchResponse,
+  type SubmitBatchData,
+  type SubmitBatchesData,
+  type SubmitBatchesItem,
+  type SubmitBatchesResult,
+} from '@seed/sms-batch-contracts';
 import type { VerificationResentV1, VerificationStartedV1 } from '@seed/verification-contracts';
 import { decideVerification } from '@seed/verification-domain';
 import type { VerificationStore } from '../verifications/verification-store';
@@ -13,13 +20,25 @@ export const smsClientBatchId = (uid: string, sendNumber: number): string => `ve
 
 type Outcome = { batchId: string; umid: string } | { description: string };
 
+interface DueSend {
+  event: StoredEvent;
+  uid: string;
+  sendNumber: number;
+  started: VerificationStartedV1;
+}
+
+/** SMS per SubmitBatches command: a pass's SMS go in as few commands as this allows, concurrently. */
+const SENDS_PER_COMMAND = 100;
+
 /**
  * Follows the log and sends the SMS of every VerificationStarted and VerificationResent through
  * sms-batch (under the verification's own sub-account), then records its umid
  * (VerificationSmsQueued) or refusal (VerificationSmsRejected) in the transaction that advances
  * its checkpoint. A crash in between repeats the send with the same clientBatchId, which sms-batch
- * answers with the first batch: the number gets one SMS. The SMS of a batch of events go out
- * concurrently; the real text travels sealed, sms-batch shows the redacted one.
+ * answers with the first batch: the number gets one SMS. The SMS of a batch of events go out in
+ * one `SubmitBatches` command (each its own batch of one, up to 100 a command): one request, one
+ * sms-batch transaction and one reply for a follower's pass, not one per SMS. The real text travels
+ * sealed, sms-batch shows the redacted one.
  */
 export class VerificationSmsSender implements EventHandler {
   readonly name = 'verification-sms';
@@ -33,7 +52,8 @@ export class VerificationSmsSender implements EventHandler {
 
   async handle(events: readonly StoredEvent[], db: SqlExecutor): Promise<void> {
     const due = await this.dueSends(events, db);
-    const outcomes = await Promise.all(due.map((send) => this.send(send)));
+    const chunks = Array.from({ length: Math.ceil(due.length / SENDS_PER_COMMAND) }, (_, i) => due.slice(i * SENDS_PER_COMMAND, (i + 1) * SENDS_PER_COMMAND));
+    const outcomes = (await Promise.all(chunks.map((chunk) => this.send(chunk)))).flat();
     for (const [i, send] of due.entries()) {
       const outcome = outcomes[i] as Outcome;
       await this.verifications.lock(db, send.uid);
@@ -53,8 +73,8 @@ export class VerificationSmsSender implements EventHandler {
    * verification's first event, and is skipped when its outcome is recorded already (after a
    * crash). A first SMS sent again after a crash is answered by sms-batch from its clientBatchId.
    */
-  private async dueSends(events: readonly StoredEvent[], db: SqlExecutor) {
-    const sends: { event: StoredEvent; uid: string; sendNumber: number; started: VerificationStartedV1 }[] = [];
+  private async dueSends(events: readonly StoredEvent[], db: SqlExecutor): Promise<DueSend[]> {
+    const sends: DueSend[] = [];
     for (const event of events) {
       if (event.type === 'VerificationStarted') {
         const started = event.data as VerificationStartedV1;
@@ -68,26 +88,44 @@ export class VerificationSmsSender implements EventHandler {
     return sends;
   }
 
-  private async send(send: { event: StoredEvent; uid: string; sendNumber: number; started: VerificationStartedV1 }): Promise<Outcome> {
-    const { started } = send;
-    const data: SubmitBatchData = {
-      accountId: started.accountId,
-      subAccountId: started.subAccountId,
-      clientBatchId: smsClientBatchId(send.uid, send.sendNumber),
-      includeMessagesInResponse: true,
-      messages: [
-        {
-          destination: started.msisdn,
-          text: started.redactedText,
-          sealedText: started.sealedText,
-          ...(started.source !== null ? { source: started.source } : {}),
-        },
-      ],
-    };
-    const command: CommandMessage<SubmitBatchData> = { commandId: randomUUID(), type: 'SubmitBatch', issuedAt: new Date().toISOString(), data };
-    const reply = await this.bus.request<BatchResponse>(SMS_BATCH_COMMAND_TOPIC, started.subAccountId, command, send.event.correlationId, send.event.traceparent);
+  /** Sends the SMS of these sends in one command; the outcome of each, in order. */
+  private async send(sends: readonly DueSend[]): Promise<Outcome[]> {
+    const first = sends[0];
+    if (!first) return [];
+    const batches = sends.map(({ event, uid, sendNumber, started }): SubmitBatchesItem => {
+      const batch: SubmitBatchData = {
+        accountId: started.accountId,
+        subAccountId: started.subAccountId,
+        clientBatchId: smsClientBatchId(uid, sendNumber),
+        includeMessagesInResponse: true,
+        messages: [
+          {
+            destination: started.msisdn,
+            text: started.redactedText,
+            sealedText: started.sealedText,
+            ...(started.source !== null ? { source: started.source } : {}),
+          },
+        ],
+      };
+      // Each SMS's events in sms-batch carry its own request's correlation and trace.
+      return { batch, correlationId: event.correlationId, traceparent: event.traceparent ?? null };
+    });
+    const command: CommandMessage<SubmitBatchesData> = { commandId: randomUUID(), type: 'SubmitBatches', issuedAt: new Date().toISOString(), data: { batches } };
+    // Keyed by the first SMS's sub-account, as a SubmitBatch of it would be: sms-batch decides
+    // each batch on its own whichever partition the command is on.
+    const reply = await this.bus.request<SubmitBatchesResult>(SMS_BATCH_COMMAND_TOPIC, first.started.subAccountId, command, first.event.correlationId, first.event.traceparent);
     if (!reply.ok) {
-      // A refusal of the request itself (4xx) comes back the same however often it is sent: record
+      // Unavailable, or refused as a whole (no batch decided): throwing rolls back, and the same
+      // events come again.
+      throw new Error(`verification SMS not accepted (${sends.length} in one command): ${reply.failure.status} ${reply.failure.message}`);
+    }
+    return sends.map((send, i) => this.outcomeOf(send, reply.result.results[i]));
+  }
+
+  private outcomeOf(send: DueSend, reply: CommandReply<BatchResponse> | undefined): Outcome {
+    if (!reply) throw new Error(`sms-batch answered without the verification SMS ${send.uid}/${send.sendNumber}`);
+    if (!reply.ok) {
+      // A refusal of the batch itself (4xx) comes back the same however often it is sent: record
       // it, so the SMS behind it are not held up. Unavailable (5xx): throwing rolls back, and the
       // same events come again.
       if (reply.failure.status >= 400 && reply.failure.status < 500) {

@@ -1,4 +1,4 @@
-import type { CommandMessage } from '@seed/contracts';
+import type { CommandMessage, CommandReply } from '@seed/contracts';
 
 /** Topic the owning service consumes its commands from; keyed by sub-account id. */
 export const SMS_BATCH_COMMAND_TOPIC = 'sms-batch.commands.v1';
@@ -46,7 +46,31 @@ export interface SubmitBatchData {
 
 export type SubmitBatchCommand = CommandMessage<SubmitBatchData, 'SubmitBatch'>;
 
-export type SmsBatchCommand = SubmitBatchCommand;
+/**
+ * Several batches of the platform's own senders in one command (verification's SMS): each decided
+ * as a `SubmitBatch` of its own, in one transaction, and answered in order. Each must carry a
+ * `clientBatchId`, which is what makes a redelivered command answer with the same batches. A batch
+ * refused (4xx) is refused alone; the command as a whole fails only when it cannot be decided.
+ */
+export interface SubmitBatchesData {
+  batches: SubmitBatchesItem[];
+}
+
+export interface SubmitBatchesItem {
+  batch: SubmitBatchData;
+  /** The request the batch is part of: its events carry this correlation id and trace, not the command's. */
+  correlationId: string;
+  traceparent: string | null;
+}
+
+export interface SubmitBatchesResult {
+  /** One reply per batch, in the order of `batches`. */
+  results: CommandReply<BatchResponse>[];
+}
+
+export type SubmitBatchesCommand = CommandMessage<SubmitBatchesData, 'SubmitBatches'>;
+
+export type SmsBatchCommand = SubmitBatchCommand | SubmitBatchesCommand;
 
 /** The contract's response body of `POST /sms/v1/{subAccountId}/many`. */
 export interface BatchResponseMessage {
