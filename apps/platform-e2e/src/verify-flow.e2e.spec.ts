@@ -136,8 +136,11 @@ describe('Verify v2: generate, send, validate', () => {
     const smsRequests = await read('sms-batch.commands.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(clientBatchId)));
     const smsReplies = await read('verification.replies.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(clientBatchId)));
     const gatewayReplies = await read('api-gateway.replies.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(uid) && JSON.stringify(r.value).includes('"VERIFIED"')));
-    const request = smsRequests.find((r) => JSON.stringify(r.value).includes(clientBatchId))?.value['data'] as { messages: { text: string; sealedText: string }[] };
-    expect(request.messages[0]).toMatchObject({ text: 'Your verification code is **********', sealedText: expect.stringMatching(/^sealed\.v1\./) });
+    // The follower's SubmitBatches: one batch per SMS of its pass.
+    type SmsBatch = { clientBatchId?: string; messages: { text: string; sealedText: string }[] };
+    const requests = smsRequests.flatMap((r) => ((r.value['data'] as { batches?: { batch: SmsBatch }[] }).batches ?? []).map((b) => b.batch));
+    const request = requests.find((batch) => batch.clientBatchId === clientBatchId);
+    expect(request?.messages[0]).toMatchObject({ text: 'Your verification code is **********', sealedText: expect.stringMatching(/^sealed\.v1\./) });
     for (const records of [checks, smsRequests, smsReplies, gatewayReplies]) {
       expect(records.length).toBeGreaterThan(0);
       expect(JSON.stringify(records)).not.toContain(code);

@@ -201,11 +201,7 @@ describe('SubmitBatchHandler, SubmitBatches (several batches in one command)', (
     data: { batches: items },
   });
   async function submitMany(command: SubmitBatchesCommand): Promise<SubmitBatchesResult> {
-    const reply = await handler.submitMany(command, {
-      correlationId: 'the-first-request',
-      causationId: command.commandId,
-      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-    });
+    const reply = await handler.submitMany(command);
     if (!reply.ok) throw new Error(`refused: ${JSON.stringify(reply.failure)}`);
     return reply.result;
   }

@@ -7,6 +7,7 @@ import { ApiErrorCode, type CommandReply } from '@seed/contracts';
 import { ConcurrencyError, EventStore, ProcessedMessages, quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import { BatchRejectedError, decideSubmitBatch, initialBatchState } from '@seed/sms-batch-domain';
 import {
   batchStreamId,
@@ -23,6 +24,7 @@ import { toBatchResponse, type FirstMessageEvent } from './batch-response';
 import { openSealedItems, sealQueuedTexts } from './sealed-items';
 
 const CONSUMER = 'submit-batch';
+const BATCH_SPAN_ATTRIBUTES = { 'messaging.system': 'kafka', 'messaging.operation': 'process' };
 const MAX_CONFLICT_RETRIES = 3;
 
 /**
@@ -60,7 +62,7 @@ export class SubmitBatchHandler {
   }
 
   @MessagePattern('SubmitBatches')
-  async submitMany(@Payload() command: SubmitBatchesCommand, @Ctx() context: CommandContext): Promise<CommandReply<SubmitBatchesResult>> {
+  async submitMany(@Payload() command: SubmitBatchesCommand): Promise<CommandReply<SubmitBatchesResult>> {
     const results = await this.inTransaction(async (tx, appended) => {
       const replies: CommandReply<BatchResponse>[] = [];
       for (const { batch: data, correlationId, traceparent } of command.data.batches) {
@@ -69,8 +71,13 @@ export class SubmitBatchHandler {
           continue;
         }
         try {
-          const itsContext: CommandContext = { correlationId, causationId: command.commandId, traceparent: traceparent ?? context.traceparent };
-          replies.push({ ok: true, result: (await this.decideBatch(tx, data, command.commandId, itsContext, appended)).response });
+          // Each batch is handled in a span of its own request's trace (what a SubmitBatch of it
+          // would have been), and its events carry that trace on, to its submission and webhooks.
+          const response = await inSpan('SubmitBatch process', { kind: SpanKind.CONSUMER, parent: traceparent, attributes: BATCH_SPAN_ATTRIBUTES }, async () => {
+            const itsContext: CommandContext = { correlationId, causationId: command.commandId, traceparent: onwardTraceparent(traceparent) };
+            return (await this.decideBatch(tx, data, command.commandId, itsContext, appended)).response;
+          });
+          replies.push({ ok: true, result: response });
         } catch (error) {
           // Refusals come before anything of the batch is written: the others go on.
           const refused = refusalOf(error);

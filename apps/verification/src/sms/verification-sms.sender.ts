@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { CommandMessage, CommandReply } from '@seed/contracts';
 import type { EventHandler, SqlExecutor, StoredEvent } from '@seed/platform-event-store';
 import type { CommandBus } from '@seed/platform-kafka';
+import { SpanKind, spansFor } from '@seed/platform-telemetry';
 import {
   SMS_BATCH_COMMAND_TOPIC,
   type BatchResponse,
@@ -12,8 +13,8 @@ import {
   type SubmitBatchesResult,
 } from '@seed/sms-batch-contracts';
 import type { VerificationResentV1, VerificationStartedV1 } from '@seed/verification-contracts';
-import { decideVerification } from '@seed/verification-domain';
-import type { VerificationStore } from '../verifications/verification-store';
+import { decideVerification, evolveVerification } from '@seed/verification-domain';
+import type { VerificationAppend, VerificationStore } from '../verifications/verification-store';
 
 /** sms-batch keeps the first answer per clientBatchId of a sub-account: a repeated send sends nothing new. */
 export const smsClientBatchId = (uid: string, sendNumber: number): string => `verify-${uid}-${sendNumber}`;
@@ -54,18 +55,37 @@ export class VerificationSmsSender implements EventHandler {
     const due = await this.dueSends(events, db);
     const chunks = Array.from({ length: Math.ceil(due.length / SENDS_PER_COMMAND) }, (_, i) => due.slice(i * SENDS_PER_COMMAND, (i + 1) * SENDS_PER_COMMAND));
     const outcomes = (await Promise.all(chunks.map((chunk) => this.send(chunk)))).flat();
+    await this.record(due, outcomes, db);
+  }
+
+  /**
+   * Records each SMS's outcome on its verification in three statements: the streams' locks, their
+   * events, one append (each event with its own request's correlation and trace). A verification
+   * with two sends in the pass (a first SMS and a resend, after a stop) gets its second outcome in
+   * a second append: one append cannot carry two expected versions of a stream.
+   */
+  private async record(due: readonly DueSend[], outcomes: readonly Outcome[], db: SqlExecutor): Promise<void> {
+    const uids = [...new Set(due.map((send) => send.uid))];
+    await this.verifications.lockAll(db, uids);
+    const streams = await this.verifications.loadAll(db, uids);
+    const occurredAt = new Date().toISOString();
+    const rounds: VerificationAppend[][] = [];
+    const seen = new Map<string, number>();
     for (const [i, send] of due.entries()) {
-      const outcome = outcomes[i] as Outcome;
-      await this.verifications.lock(db, send.uid);
-      const { state, version } = await this.verifications.load(db, send.uid);
-      const recorded = decideVerification({ type: 'RecordSms', sendNumber: send.sendNumber, outcome }, state);
-      await this.verifications.append(db, send.uid, version, recorded, {
-        correlationId: send.event.correlationId,
-        causationId: send.event.eventId,
-        traceparent: send.event.traceparent,
-        occurredAt: new Date().toISOString(),
+      const stream = streams.get(send.uid);
+      if (!stream) throw new Error(`verification ${send.uid} was not loaded`);
+      const events = decideVerification({ type: 'RecordSms', sendNumber: send.sendNumber, outcome: outcomes[i] as Outcome }, stream.state);
+      const round = seen.get(send.uid) ?? 0;
+      seen.set(send.uid, round + 1);
+      (rounds[round] ??= []).push({
+        uid: send.uid,
+        expectedVersion: stream.version,
+        events,
+        metadata: { correlationId: send.event.correlationId, causationId: send.event.eventId, traceparent: send.event.traceparent, occurredAt },
       });
+      streams.set(send.uid, { ...stream, state: events.reduce(evolveVerification, stream.state), version: stream.version + events.length });
     }
+    for (const round of rounds) await this.verifications.appendAll(db, round);
   }
 
   /**
@@ -92,7 +112,14 @@ export class VerificationSmsSender implements EventHandler {
   private async send(sends: readonly DueSend[]): Promise<Outcome[]> {
     const first = sends[0];
     if (!first) return [];
-    const batches = sends.map(({ event, uid, sendNumber, started }): SubmitBatchesItem => {
+    // Each SMS's request, in its own trace (what a SubmitBatch of it would have been); its events in
+    // sms-batch carry its own request's correlation and trace on.
+    const spans = spansFor('SubmitBatch send', SpanKind.PRODUCER, sends.map((send) => send.event.traceparent ?? null), {
+      'messaging.system': 'kafka',
+      'messaging.destination.name': SMS_BATCH_COMMAND_TOPIC,
+      'messaging.operation': 'send',
+    });
+    const batches = sends.map(({ uid, sendNumber, started, event }, i): SubmitBatchesItem => {
       const batch: SubmitBatchData = {
         accountId: started.accountId,
         subAccountId: started.subAccountId,
@@ -107,13 +134,20 @@ export class VerificationSmsSender implements EventHandler {
           },
         ],
       };
-      // Each SMS's events in sms-batch carry its own request's correlation and trace.
-      return { batch, correlationId: event.correlationId, traceparent: event.traceparent ?? null };
+      return { batch, correlationId: event.correlationId, traceparent: spans.traceparents[i] ?? null };
     });
     const command: CommandMessage<SubmitBatchesData> = { commandId: randomUUID(), type: 'SubmitBatches', issuedAt: new Date().toISOString(), data: { batches } };
     // Keyed by the first SMS's sub-account, as a SubmitBatch of it would be: sms-batch decides
-    // each batch on its own whichever partition the command is on.
-    const reply = await this.bus.request<SubmitBatchesResult>(SMS_BATCH_COMMAND_TOPIC, first.started.subAccountId, command, first.event.correlationId, first.event.traceparent);
+    // each batch on its own whichever partition the command is on. The command's own round trip
+    // is in no request's trace; each SMS's is (the spans above).
+    let reply: CommandReply<SubmitBatchesResult>;
+    try {
+      reply = await this.bus.request<SubmitBatchesResult>(SMS_BATCH_COMMAND_TOPIC, first.started.subAccountId, command, first.event.correlationId, null);
+    } catch (error) {
+      spans.end(error);
+      throw error;
+    }
+    spans.end(reply.ok ? undefined : new Error(reply.failure.message));
     if (!reply.ok) {
       // Unavailable, or refused as a whole (no batch decided): throwing rolls back, and the same
       // events come again.

@@ -1,6 +1,14 @@
-import { EventStore, quoteSchema, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
+import { EventStore, quoteSchema, type AppendMetadata, type SqlExecutor, type StoredEvent } from '@seed/platform-event-store';
 import { foldVerification, type VerificationState } from '@seed/verification-domain';
 import { verificationStreamId, type VerificationEvent } from '@seed/verification-contracts';
+
+/** Events for one verification stream, with the correlation, cause and trace of what decided them. */
+export interface VerificationAppend {
+  uid: string;
+  expectedVersion: number;
+  events: readonly VerificationEvent[];
+  metadata: AppendMetadata;
+}
 
 export interface LoadedVerification {
   state: VerificationState;
@@ -24,20 +32,65 @@ export class VerificationStore {
   }
 
   async lock(db: SqlExecutor, uid: string): Promise<void> {
-    await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.schema}:${verificationStreamId(uid)}`]);
+    await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [this.lockKey(uid)]);
+  }
+
+  /** The locks of several streams in one statement, taken in one order (the lock keys' hashes). */
+  async lockAll(db: SqlExecutor, uids: readonly string[]): Promise<void> {
+    if (uids.length === 0) return;
+    await db.query(
+      `SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest($1::text[]) AS k ORDER BY h) AS locks`,
+      [uids.map((uid) => this.lockKey(uid))],
+    );
   }
 
   async load(db: SqlExecutor, uid: string): Promise<LoadedVerification> {
-    const events = await this.store.readStream(db, verificationStreamId(uid));
-    return {
-      state: foldVerification(events as unknown as VerificationEvent[]),
-      version: events.length,
-      causes: new Set(events.flatMap((e) => (e.causationId ? [e.causationId] : []))),
-    };
+    return loaded(await this.store.readStream(db, verificationStreamId(uid)));
+  }
+
+  /** Several streams in one round trip. */
+  async loadAll(db: SqlExecutor, uids: readonly string[]): Promise<Map<string, LoadedVerification>> {
+    const streams = await this.store.readStreams(db, uids.map(verificationStreamId));
+    return new Map(uids.map((uid) => [uid, loaded(streams.get(verificationStreamId(uid)) ?? [])]));
   }
 
   async append(db: SqlExecutor, uid: string, expectedVersion: number, events: readonly VerificationEvent[], metadata: AppendMetadata): Promise<void> {
     if (events.length === 0) return;
     await this.store.append(db, [{ streamId: verificationStreamId(uid), expectedVersion, events }], metadata);
   }
+
+  /**
+   * Appends to several streams in one statement, each with its own correlation, cause and trace.
+   * Each stream at most once: the statement checks one expected version per stream.
+   */
+  async appendAll(db: SqlExecutor, appends: readonly VerificationAppend[]): Promise<void> {
+    const first = appends.find((a) => a.events.length > 0);
+    if (!first) return;
+    await this.store.append(
+      db,
+      appends
+        .filter((a) => a.events.length > 0)
+        .map(({ uid, expectedVersion, events, metadata }) => ({
+          streamId: verificationStreamId(uid),
+          expectedVersion,
+          events,
+          correlationId: metadata.correlationId,
+          causationId: metadata.causationId,
+          traceparent: metadata.traceparent ?? null,
+        })),
+      first.metadata,
+    );
+  }
+
+  private lockKey(uid: string): string {
+    return `${this.schema}:${verificationStreamId(uid)}`;
+  }
+}
+
+function loaded(events: readonly StoredEvent[]): LoadedVerification {
+  return {
+    state: foldVerification(events as unknown as VerificationEvent[]),
+    version: events.length,
+    causes: new Set(events.flatMap((e) => (e.causationId ? [e.causationId] : []))),
+  };
 }

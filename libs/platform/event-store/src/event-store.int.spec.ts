@@ -60,6 +60,29 @@ describe('EventStore', () => {
     expect(third!.transactionId).not.toBe(first!.transactionId);
   });
 
+  it('gives a stream its own correlation, cause and trace when it names them, the append metadata otherwise', async () => {
+    const [a, b, c] = [1, 2, 3].map(() => `counter-${randomUUID()}`) as [string, string, string];
+    const m = meta('corr-append');
+    const appended = await store.append(
+      ds,
+      [
+        { streamId: a, expectedVersion: 0, events: [event(1)] },
+        { streamId: b, expectedVersion: 0, events: [event(1)], correlationId: 'corr-b', causationId: 'event-b', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+        { streamId: c, expectedVersion: 0, events: [event(1)], causationId: null },
+      ],
+      m,
+    );
+
+    const read = await store.readStreams(ds, [a, b, c]);
+    const expected = [
+      { correlationId: 'corr-append', causationId: m.causationId, traceparent: m.traceparent },
+      { correlationId: 'corr-b', causationId: 'event-b', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+      { correlationId: 'corr-append', causationId: null, traceparent: m.traceparent },
+    ];
+    expect([a, b, c].map((id) => read.get(id)?.[0])).toEqual(expected.map((e) => expect.objectContaining(e)));
+    expect(appended).toEqual(expected.map((e) => expect.objectContaining(e)));
+  });
+
   it('refuses a stale writer with ConcurrencyError and keeps the winner', async () => {
     const streamId = `counter-${randomUUID()}`;
     await store.append(ds, [{ streamId, expectedVersion: 0, events: [event(1)] }], meta());

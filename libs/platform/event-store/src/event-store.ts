@@ -16,6 +16,9 @@ export interface AppendToStream {
   events: readonly NewEvent[];
   /** This stream's trace, when it is not the append's (one append records many messages' work). */
   traceparent?: string | null;
+  /** This stream's correlation and cause, when they are not the append's (one append, many requests' work). */
+  correlationId?: string;
+  causationId?: string | null;
 }
 
 export interface AppendMetadata {
@@ -26,6 +29,18 @@ export interface AppendMetadata {
 }
 
 const UNIQUE_VIOLATION = '23505';
+
+type EventMetadata = { correlationId: string; causationId: string | null; traceparent: string | null };
+
+/** The append's metadata, with what the stream sets for itself instead. */
+function streamMetadata(meta: EventMetadata, a: AppendToStream): EventMetadata {
+  if (a.traceparent === undefined && a.correlationId === undefined && a.causationId === undefined) return meta;
+  return {
+    correlationId: a.correlationId ?? meta.correlationId,
+    causationId: a.causationId === undefined ? meta.causationId : a.causationId,
+    traceparent: a.traceparent === undefined ? meta.traceparent : a.traceparent,
+  };
+}
 
 /**
  * The append-only log of one service, in that service's Postgres schema. Appends are bulk
@@ -49,7 +64,7 @@ export class EventStore {
   }
 
   async append(db: SqlExecutor, appends: readonly AppendToStream[], metadata: AppendMetadata): Promise<StoredEvent[]> {
-    const meta = { correlationId: metadata.correlationId, causationId: metadata.causationId, traceparent: metadata.traceparent ?? null };
+    const meta: EventMetadata = { correlationId: metadata.correlationId, causationId: metadata.causationId, traceparent: metadata.traceparent ?? null };
     const rows = appends.flatMap((a) =>
       // Rows go in in this order, so one stream's positions ascend with the global position.
       a.events.map((event, i) => ({
@@ -59,7 +74,7 @@ export class EventStore {
         type: event.type,
         schema_version: event.schemaVersion,
         data: event.data,
-        metadata: a.traceparent === undefined ? meta : { ...meta, traceparent: a.traceparent },
+        metadata: streamMetadata(meta, a),
         occurred_at: metadata.occurredAt,
       })),
     );
@@ -98,8 +113,8 @@ export class EventStore {
         globalPosition: String(positions.get(row.event_id)?.global_position),
         transactionId: String(positions.get(row.event_id)?.transaction_id),
         occurredAt: new Date(row.occurred_at).toISOString(),
-        correlationId: meta.correlationId,
-        causationId: meta.causationId,
+        correlationId: row.metadata.correlationId,
+        causationId: row.metadata.causationId,
         traceparent: row.metadata.traceparent,
         data: row.data,
       }));
