@@ -254,4 +254,25 @@ describe('SubmitBatchHandler, SubmitBatches (several batches in one command)', (
     expect(await countEvents()).toBe(eventsAfterFirst);
     expect(await batchesWithClientBatchId('acme_hq', 'verify-f-1')).toBe(1);
   });
+
+  it('decides a clientBatchId once: given twice in a command, or in commands that race', async () => {
+    const twice = await submitMany(manyOf([itemOf(oneSms('acme_hq', 'verify-h-1'), 1), itemOf(oneSms('acme_hq', 'verify-h-1', '999999'), 2)]));
+    expect(twice.results[1]).toEqual(twice.results[0]);
+    expect(await batchesWithClientBatchId('acme_hq', 'verify-h-1')).toBe(1);
+
+    const racing = await Promise.all(
+      [['verify-i-1', 'verify-j-1'], ['verify-j-1', 'verify-i-1'], ['verify-i-1', 'verify-k-1']].map(([a, b], n) =>
+        submitMany(manyOf([itemOf(oneSms('acme_race', a), n), itemOf(oneSms('acme_race', b), n + 10)])),
+      ),
+    );
+    const batchIdOf = new Map<string, Set<string>>();
+    for (const { results } of racing) {
+      for (const reply of results) {
+        const response = accepted(reply);
+        batchIdOf.set(response.clientBatchId!, (batchIdOf.get(response.clientBatchId!) ?? new Set()).add(response.batchId));
+      }
+    }
+    expect([...batchIdOf.entries()].map(([id, ids]) => [id, ids.size]).sort()).toEqual([['verify-i-1', 1], ['verify-j-1', 1], ['verify-k-1', 1]]);
+    for (const id of ['verify-i-1', 'verify-j-1', 'verify-k-1']) expect(await batchesWithClientBatchId('acme_race', id)).toBe(1);
+  });
 });

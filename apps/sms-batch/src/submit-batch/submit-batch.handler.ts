@@ -4,7 +4,7 @@ import { MessagePattern, Payload, Ctx } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
-import { ConcurrencyError, EventStore, ProcessedMessages, quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
+import { ConcurrencyError, EventStore, ProcessedMessages, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
@@ -21,10 +21,23 @@ import {
 } from '@seed/sms-batch-contracts';
 import { SealedTextRefused, SealedTexts } from '../sealed-texts';
 import { toBatchResponse, type FirstMessageEvent } from './batch-response';
+import { ClientBatchIds, clientBatchKey } from './client-batch-ids';
 import { openSealedItems, sealQueuedTexts } from './sealed-items';
 
 const CONSUMER = 'submit-batch';
 const BATCH_SPAN_ATTRIBUTES = { 'messaging.system': 'kafka', 'messaging.operation': 'process' };
+
+/** A batch decided, not yet written: what to append and what to answer. */
+interface DecidedBatch {
+  batchId: string;
+  subAccountId: string;
+  clientBatchId: string | undefined;
+  correlationId: string;
+  now: string;
+  appends: AppendToStream[];
+  types: string[];
+  response: BatchResponse;
+}
 const MAX_CONFLICT_RETRIES = 3;
 
 /**
@@ -36,7 +49,7 @@ const MAX_CONFLICT_RETRIES = 3;
  */
 @Controller()
 export class SubmitBatchHandler {
-  private readonly s: string;
+  private readonly clientBatchIds: ClientBatchIds;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -47,7 +60,7 @@ export class SubmitBatchHandler {
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly sealed: SealedTexts,
   ) {
-    this.s = quoteSchema(schema.name);
+    this.clientBatchIds = new ClientBatchIds(schema.name);
   }
 
   @MessagePattern('SubmitBatch')
@@ -63,30 +76,7 @@ export class SubmitBatchHandler {
 
   @MessagePattern('SubmitBatches')
   async submitMany(@Payload() command: SubmitBatchesCommand): Promise<CommandReply<SubmitBatchesResult>> {
-    const results = await this.inTransaction(async (tx, appended) => {
-      const replies: CommandReply<BatchResponse>[] = [];
-      for (const { batch: data, correlationId, traceparent } of command.data.batches) {
-        if (data.clientBatchId === undefined) {
-          replies.push({ ok: false, failure: { status: 400, code: ApiErrorCode.InvalidParameter, message: 'a batch of SubmitBatches needs a clientBatchId' } });
-          continue;
-        }
-        try {
-          // Each batch is handled in a span of its own request's trace (what a SubmitBatch of it
-          // would have been), and its events carry that trace on, to its submission and webhooks.
-          const response = await inSpan('SubmitBatch process', { kind: SpanKind.CONSUMER, parent: traceparent, attributes: BATCH_SPAN_ATTRIBUTES }, async () => {
-            const itsContext: CommandContext = { correlationId, causationId: command.commandId, traceparent: onwardTraceparent(traceparent) };
-            return (await this.decideBatch(tx, data, command.commandId, itsContext, appended)).response;
-          });
-          replies.push({ ok: true, result: response });
-        } catch (error) {
-          // Refusals come before anything of the batch is written: the others go on.
-          const refused = refusalOf(error);
-          if (!refused) throw error;
-          replies.push(refused);
-        }
-      }
-      return replies;
-    });
+    const results = await this.inTransaction((tx, appended) => this.decideMany(tx, command, appended));
     return { ok: true, result: { results } };
   }
 
@@ -129,15 +119,79 @@ export class SubmitBatchHandler {
     context: CommandContext,
     appended: string[],
   ): Promise<{ batchId: string; response: BatchResponse }> {
-    const include = data.includeMessagesInResponse;
-    if (data.clientBatchId !== undefined) {
-      const known = await this.findClientBatch(tx, data.subAccountId, data.clientBatchId);
+    const key = data.clientBatchId === undefined ? null : { subAccountId: data.subAccountId, clientBatchId: data.clientBatchId };
+    if (key) {
+      const known = (await this.clientBatchIds.find(tx, [key])).get(clientBatchKey(key));
       if (known) {
-        this.logger.info({ batchId: known, clientBatchId: data.clientBatchId }, 'known clientBatchId: first response returned');
-        return { batchId: known, response: await this.rebuildResponse(tx, known, include) };
+        this.logger.info({ batchId: known, clientBatchId: key.clientBatchId }, 'known clientBatchId: first response returned');
+        return { batchId: known, response: await this.rebuildResponse(tx, known, data.includeMessagesInResponse) };
       }
     }
+    const batch = this.decideNew(data, context);
+    if (key) await this.clientBatchIds.reserve(tx, [{ ...key, batchId: batch.batchId }]);
+    await this.store.append(tx, batch.appends, { correlationId: context.correlationId, causationId, traceparent: context.traceparent, occurredAt: batch.now });
+    appended.push(...batch.types);
+    return batch;
+  }
 
+  /**
+   * The batches of a SubmitBatches, in four statements for any number of new ones: their known
+   * clientBatchIds, their reservation, one append (each batch's events with its own request's
+   * correlation and trace); known ones answered from the log. A batch refused is refused alone
+   * (before anything of it is written); a clientBatchId given twice is answered with its first batch.
+   */
+  private async decideMany(tx: SqlExecutor, command: SubmitBatchesCommand, appended: string[]): Promise<CommandReply<BatchResponse>[]> {
+    const items = command.data.batches;
+    const keys = items.flatMap(({ batch }) => (batch.clientBatchId === undefined ? [] : [{ subAccountId: batch.subAccountId, clientBatchId: batch.clientBatchId }]));
+    const known = await this.clientBatchIds.find(tx, keys);
+    const replies = new Map<string, CommandReply<BatchResponse>>();
+    const decided: DecidedBatch[] = [];
+    const answers: (CommandReply<BatchResponse> | string)[] = [];
+    for (const { batch: data, correlationId, traceparent } of items) {
+      if (data.clientBatchId === undefined) {
+        answers.push({ ok: false, failure: { status: 400, code: ApiErrorCode.InvalidParameter, message: 'a batch of SubmitBatches needs a clientBatchId' } });
+        continue;
+      }
+      const key = clientBatchKey({ subAccountId: data.subAccountId, clientBatchId: data.clientBatchId });
+      answers.push(key);
+      if (replies.has(key)) continue;
+      const knownId = known.get(key);
+      if (knownId) {
+        replies.set(key, { ok: true, result: await this.rebuildResponse(tx, knownId, data.includeMessagesInResponse) });
+        continue;
+      }
+      // Each batch is decided in a span of its own request's trace (what a SubmitBatch of it would
+      // have been), and its events carry that trace on, to its submission and webhooks.
+      const context: CommandContext = { correlationId, causationId: command.commandId, traceparent: null };
+      try {
+        const batch = await inSpan('SubmitBatch process', { kind: SpanKind.CONSUMER, parent: traceparent, attributes: BATCH_SPAN_ATTRIBUTES }, async () =>
+          this.decideNew(data, { ...context, traceparent: onwardTraceparent(traceparent) }),
+        );
+        decided.push(batch);
+        replies.set(key, { ok: true, result: batch.response });
+      } catch (error) {
+        const refused = refusalOf(error);
+        if (!refused) throw error;
+        replies.set(key, refused);
+      }
+    }
+    await this.clientBatchIds.reserve(
+      tx,
+      decided.map((b) => ({ subAccountId: b.subAccountId, clientBatchId: b.clientBatchId as string, batchId: b.batchId })),
+    );
+    if (decided.length > 0) {
+      await this.store.append(
+        tx,
+        decided.flatMap((b) => b.appends),
+        { correlationId: decided[0]!.correlationId, causationId: command.commandId, traceparent: null, occurredAt: decided[0]!.now },
+      );
+      appended.push(...new Set(decided.flatMap((b) => b.types)));
+    }
+    return answers.map((answer) => (typeof answer === 'string' ? (replies.get(answer) as CommandReply<BatchResponse>) : answer));
+  }
+
+  /** Decides a new batch (nothing written): its id, the streams to append (with the request's metadata) and the response. */
+  private decideNew(data: SubmitBatchData, context: CommandContext): DecidedBatch {
     // Time-ordered ids: message streams, read-model rows and queue rows are then inserted at the
     // end of their indexes rather than all over them.
     const batchId = uuidv7();
@@ -147,27 +201,24 @@ export class SubmitBatchHandler {
     const opened = openSealedItems(data, (sealed) => this.sealed.open(sealed));
     const decided = sealQueuedTexts(decideSubmitBatch({ data: opened, batchId, umids, now }, initialBatchState()), data);
     const decideMs = Math.round(performance.now() - started);
-
-    if (data.clientBatchId !== undefined) await this.reserveClientBatch(tx, data.subAccountId, data.clientBatchId, batchId);
-    await this.store.append(
-      tx,
-      [
-        { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch },
-        ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events })),
-      ],
-      { correlationId: context.correlationId, causationId, traceparent: context.traceparent, occurredAt: now },
-    );
-    appended.push(...new Set([...decided.batch, ...decided.messages.flatMap((m) => m.events)].map((e) => e.type)));
-    const appendMs = Math.round(performance.now() - started) - decideMs;
-
     const batchEvent = decided.batch[0];
     if (!batchEvent) throw new Error('the batch decider returned no batch event');
+    const request = { correlationId: context.correlationId, traceparent: context.traceparent };
     const first = decided.messages.map((m) => m.events[0] as FirstMessageEvent);
-    this.logger.info(
-      { batchId, accepted: batchEvent.data.acceptedCount, rejected: batchEvent.data.rejectedCount, decideMs, appendMs },
-      'batch decided',
-    );
-    return { batchId, response: toBatchResponse(batchEvent.data, first, include) };
+    this.logger.info({ batchId, accepted: batchEvent.data.acceptedCount, rejected: batchEvent.data.rejectedCount, decideMs }, 'batch decided');
+    return {
+      batchId,
+      subAccountId: data.subAccountId,
+      clientBatchId: data.clientBatchId,
+      correlationId: context.correlationId,
+      now,
+      appends: [
+        { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch, ...request },
+        ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events, ...request })),
+      ],
+      types: [...new Set([...decided.batch, ...decided.messages.flatMap((m) => m.events)].map((e) => e.type))],
+      response: toBatchResponse(batchEvent.data, first, data.includeMessagesInResponse),
+    };
   }
 
   private async rebuildResponse(tx: SqlExecutor, batchId: string, include: boolean): Promise<BatchResponse> {
@@ -182,24 +233,6 @@ export class SubmitBatchHandler {
       return event as unknown as FirstMessageEvent;
     });
     return toBatchResponse(batch, first, true);
-  }
-
-  private async findClientBatch(tx: SqlExecutor, subAccountId: string, clientBatchId: string): Promise<string | null> {
-    const rows: { batch_id: string }[] = await tx.query(
-      `SELECT batch_id FROM ${this.s}.client_batch_ids WHERE sub_account_id = $1 AND client_batch_id = $2`,
-      [subAccountId, clientBatchId],
-    );
-    return rows[0]?.batch_id ?? null;
-  }
-
-  private async reserveClientBatch(tx: SqlExecutor, subAccountId: string, clientBatchId: string, batchId: string): Promise<void> {
-    const rows = await tx.query(
-      `INSERT INTO ${this.s}.client_batch_ids (sub_account_id, client_batch_id, batch_id) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING batch_id`,
-      [subAccountId, clientBatchId, batchId],
-    );
-    // Another transaction took it between our read and this insert: decide again, and find it.
-    if (rows.length === 0) throw new ConcurrencyError(`clientBatchId ${clientBatchId} was reserved concurrently`);
   }
 }
 
