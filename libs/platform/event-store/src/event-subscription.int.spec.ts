@@ -114,32 +114,6 @@ describe('EventSubscription', () => {
     }
   });
 
-  it('tells whether a pass would find anything: not at its checkpoint, nor while an older transaction hides the append', async () => {
-    const handler = new RecordingHandler(newName());
-    const subscription = new EventSubscription(ds, store, handler, logger);
-    await eventually(async () => {
-      await subscription.catchUp();
-      return (await subscription.hasDue()) ? undefined : true;
-    });
-    const before = handler.eventIds.length;
-    const slow = ds.createQueryRunner();
-    try {
-      await slow.startTransaction();
-      await store.append(slow, [one(`slow-${randomUUID()}`, 0, 1)], metadata());
-      await store.append(ds, [one(`fast-${randomUUID()}`, 0, 2)], metadata());
-      expect(await subscription.hasDue()).toBe(false); // committed, but behind the open transaction
-
-      await slow.commitTransaction();
-      // Another test's transaction in the same database may hold the horizon a moment longer.
-      await eventually(async () => ((await subscription.hasDue()) ? true : undefined));
-      await catchUpUntil(subscription, handler, before + 2);
-      expect(await subscription.hasDue()).toBe(false);
-    } finally {
-      if (slow.isTransactionActive) await slow.rollbackTransaction();
-      await slow.release();
-    }
-  });
-
   it('rolls back the handler writes and the checkpoint when the handler throws, and delivers the same events again', async () => {
     const streamId = `retry-${randomUUID()}`;
     const [appended] = await store.append(ds, [{ streamId, expectedVersion: 0, events: ticks(1, 2, 3) }], metadata());

@@ -155,31 +155,12 @@ export class EventSubscription {
     return rows.length;
   }
 
-  /**
-   * Whether the log holds an event past the checkpoint that a pass could read now: one statement,
-   * where a pass that finds nothing costs five (begin, lock, checkpoint, read, commit). A wake often
-   * finds nothing: the append that woke it is hidden while any older transaction of the database
-   * still runs (`pg_snapshot_xmin`), or an earlier pass already took it.
-   */
-  async hasDue(): Promise<boolean> {
-    const [row] = await this.dataSource.query(
-      `SELECT EXISTS (
-         SELECT 1 FROM ${this.s}.events e
-          WHERE (e.transaction_id, e.global_position) > (
-                  SELECT coalesce(c.transaction_id, '0'::xid8), coalesce(c.global_position, 0)
-                    FROM (SELECT 1) AS one LEFT JOIN ${this.s}.subscription_checkpoints c ON c.subscription = $1)
-            AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())) AS due`,
-      [this.handler.name],
-    );
-    return row?.due === true;
-  }
-
   private async run(): Promise<void> {
     let idle = this.idleMs;
     while (this.running) {
       let handled: number | null = 0;
       try {
-        handled = (await this.hasDue()) ? await this.processBatch() : 0;
+        handled = await this.processBatch();
       } catch (error) {
         this.logger.error({ err: error, subscription: this.handler.name }, 'subscription batch failed; retrying');
         await this.pauser.wait(this.retryMs);
