@@ -25,6 +25,7 @@ import { ClientBatchIds, clientBatchKey } from './client-batch-ids';
 import { openSealedItems, sealQueuedTexts } from './sealed-items';
 
 const CONSUMER = 'submit-batch';
+const MAX_CONFLICT_RETRIES = 3;
 const BATCH_SPAN_ATTRIBUTES = { 'messaging.system': 'kafka', 'messaging.operation': 'process' };
 
 /** A batch decided, not yet written: what to append and what to answer. */
@@ -32,13 +33,14 @@ interface DecidedBatch {
   batchId: string;
   subAccountId: string;
   clientBatchId: string | undefined;
+  /** The request's: its events carry them. */
   correlationId: string;
+  traceparent: string | null;
   now: string;
   appends: AppendToStream[];
   types: string[];
   response: BatchResponse;
 }
-const MAX_CONFLICT_RETRIES = 3;
 
 /**
  * Decides a batch: one transaction appends the batch event and one event per message, reserves the
@@ -162,10 +164,9 @@ export class SubmitBatchHandler {
       }
       // Each batch is decided in a span of its own request's trace (what a SubmitBatch of it would
       // have been), and its events carry that trace on, to its submission and webhooks.
-      const context: CommandContext = { correlationId, causationId: command.commandId, traceparent: null };
       try {
         const batch = await inSpan('SubmitBatch process', { kind: SpanKind.CONSUMER, parent: traceparent, attributes: BATCH_SPAN_ATTRIBUTES }, async () =>
-          this.decideNew(data, { ...context, traceparent: onwardTraceparent(traceparent) }),
+          this.decideNew(data, { correlationId, causationId: command.commandId, traceparent: onwardTraceparent(traceparent) }),
         );
         decided.push(batch);
         replies.set(key, { ok: true, result: batch.response });
@@ -182,7 +183,7 @@ export class SubmitBatchHandler {
     if (decided.length > 0) {
       await this.store.append(
         tx,
-        decided.flatMap((b) => b.appends),
+        decided.flatMap((b) => b.appends.map((a) => ({ ...a, correlationId: b.correlationId, traceparent: b.traceparent }))),
         { correlationId: decided[0]!.correlationId, causationId: command.commandId, traceparent: null, occurredAt: decided[0]!.now },
       );
       appended.push(...new Set(decided.flatMap((b) => b.types)));
@@ -190,7 +191,7 @@ export class SubmitBatchHandler {
     return answers.map((answer) => (typeof answer === 'string' ? (replies.get(answer) as CommandReply<BatchResponse>) : answer));
   }
 
-  /** Decides a new batch (nothing written): its id, the streams to append (with the request's metadata) and the response. */
+  /** Decides a new batch (nothing written): its id, the streams to append and the response. */
   private decideNew(data: SubmitBatchData, context: CommandContext): DecidedBatch {
     // Time-ordered ids: message streams, read-model rows and queue rows are then inserted at the
     // end of their indexes rather than all over them.
@@ -203,7 +204,6 @@ export class SubmitBatchHandler {
     const decideMs = Math.round(performance.now() - started);
     const batchEvent = decided.batch[0];
     if (!batchEvent) throw new Error('the batch decider returned no batch event');
-    const request = { correlationId: context.correlationId, traceparent: context.traceparent };
     const first = decided.messages.map((m) => m.events[0] as FirstMessageEvent);
     this.logger.info({ batchId, accepted: batchEvent.data.acceptedCount, rejected: batchEvent.data.rejectedCount, decideMs }, 'batch decided');
     return {
@@ -211,10 +211,11 @@ export class SubmitBatchHandler {
       subAccountId: data.subAccountId,
       clientBatchId: data.clientBatchId,
       correlationId: context.correlationId,
+      traceparent: context.traceparent,
       now,
       appends: [
-        { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch, ...request },
-        ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events, ...request })),
+        { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch },
+        ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events })),
       ],
       types: [...new Set([...decided.batch, ...decided.messages.flatMap((m) => m.events)].map((e) => e.type))],
       response: toBatchResponse(batchEvent.data, first, data.includeMessagesInResponse),
