@@ -64,22 +64,17 @@ export class VerificationStore {
    * Each stream at most once: the statement checks one expected version per stream.
    */
   async appendAll(db: SqlExecutor, appends: readonly VerificationAppend[]): Promise<void> {
-    const first = appends.find((a) => a.events.length > 0);
-    if (!first) return;
-    await this.store.append(
-      db,
-      appends
-        .filter((a) => a.events.length > 0)
-        .map(({ uid, expectedVersion, events, metadata }) => ({
-          streamId: verificationStreamId(uid),
-          expectedVersion,
-          events,
-          correlationId: metadata.correlationId,
-          causationId: metadata.causationId,
-          traceparent: metadata.traceparent ?? null,
-        })),
-      first.metadata,
-    );
+    const due = appends.filter((a) => a.events.length > 0);
+    if (!due[0]) return;
+    const streams = due.map(({ uid, expectedVersion, events, metadata }) => ({
+      streamId: verificationStreamId(uid),
+      expectedVersion,
+      events,
+      correlationId: metadata.correlationId,
+      causationId: metadata.causationId,
+      traceparent: metadata.traceparent ?? null,
+    }));
+    await this.store.append(db, streams, due[0].metadata);
   }
 
   private lockKey(uid: string): string {
