@@ -178,6 +178,21 @@ describe('verification handlers against PostgreSQL', () => {
     expect(ok(await start({ accountId: 'globex', subAccountId: 'globex_hq', msisdn }))).toMatchObject({ status: 'WAITING', attempt: 0 });
   });
 
+  it('counts resends and resets against the limits: one over is refused and leaves the waiting verification as it was', async () => {
+    const data = { subAccountId: freshSubAccount(), msisdn: nextMsisdn(), resendingInterval: 0 };
+    const first = ok(await start(data));
+    expect(ok(await start(data)).uid).toBe(first.uid); // a resend: same verification
+    const reset = ok(await start({ ...data, resetSession: true }));
+    expect(reset.uid).not.toBe(first.uid);
+    expect(await typesOf(first.uid)).toEqual(['VerificationStarted', 'VerificationResent', 'VerificationExpired']); // ended by the reset
+    // Three SMS in the sub-account's minute: a fourth, resend or reset, is refused and appends nothing.
+    expect(await start(data)).toMatchObject({ ok: false, failure: { status: 429, code: 1400 } });
+    expect(await start({ ...data, resetSession: true })).toMatchObject({ ok: false, failure: { status: 429, code: 1400 } });
+    expect(await typesOf(reset.uid)).toEqual(['VerificationStarted']);
+    const sends = await ds.query(`SELECT count(*)::int AS n FROM "${schema}".sms_sends WHERE msisdn = $1`, [data.msisdn]);
+    expect(sends[0].n).toBe(3);
+  });
+
   it('does not start a generation request older than the gateway waits (503, nothing written)', async () => {
     const msisdn = nextMsisdn();
     const command = commandOf('StartVerification' as const, { accountId: 'acme', subAccountId: freshSubAccount(), msisdn });
