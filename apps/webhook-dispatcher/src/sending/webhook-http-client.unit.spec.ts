@@ -96,6 +96,25 @@ describe('webhook HTTP client and its address guard', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('answers a URL it has seen as it did the first time, and still resolves its name on each new connection', async () => {
+    const c = client('');
+    for (let i = 0; i < 3; i++) expect(await c.post('http://10.0.0.1/dlr', '{}', {})).toMatchObject({ kind: 'refused' });
+    c.destroy();
+    // What is kept is the URL's parse and checks, never its addresses: each attempt at a name
+    // resolves it again and checks the address it would connect to.
+    let lookups = 0;
+    const counting: Resolver = async (name) => {
+      lookups++;
+      return resolvingTo('127.0.0.1')(name);
+    };
+    const named = client('', counting);
+    const url = `http://rebinding.example:${port}/dlr`;
+    for (let i = 0; i < 3; i++) expect(await named.post(url, '{}', {})).toMatchObject({ kind: 'refused', reason: expect.stringContaining('resolves to 127.0.0.1') });
+    named.destroy();
+    expect(lookups).toBe(3);
+    expect(received).toEqual([]);
+  });
+
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
     answer = () => ({ status: 302, location: 'http://169.254.169.254/' });
     const c = client('127.0.0.1');
