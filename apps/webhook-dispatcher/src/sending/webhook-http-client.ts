@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Agent } from 'undici';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import type { AttemptOutcome } from '@seed/webhook-dispatcher-domain';
@@ -29,7 +30,7 @@ export class WebhookHttpClient {
   private readonly targets = new Map<string, Target | { refused: string }>();
 
   constructor(private readonly options: HttpClientOptions) {
-    // undici's own timeouts only back up the request's (the AbortSignal below), which must win: a
+    // undici's own timeouts only back up the request's (the deadline below), which must win: a
     // timeout is reported as one.
     const backstopMs = options.timeoutMs + 1000;
     const agentOptions = { connections: options.socketsPerEndpoint, headersTimeout: backstopMs, bodyTimeout: backstopMs };
@@ -76,8 +77,14 @@ export class WebhookHttpClient {
   }
 
   private async send(target: Target, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
+    // undici takes an EventEmitter as a request's `signal` as well as an AbortSignal; per request it
+    // costs a fraction of an AbortController (whose creation alone was ~3% of the dispatcher's CPU).
+    const deadline = new EventEmitter();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.emit('abort');
+    }, this.options.timeoutMs);
     let status: number | null = null;
     try {
       const response = await target.agent.request({
@@ -86,7 +93,7 @@ export class WebhookHttpClient {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'seed-webhooks/1' },
         body,
-        signal: abort.signal,
+        signal: deadline,
       });
       status = response.statusCode;
       // The answer counts once complete: read to its end (its content is not used; an error on the
@@ -98,7 +105,7 @@ export class WebhookHttpClient {
       if (status >= 300 && status < 400) return { kind: 'failure', statusCode: status, timedOut: false, error: `HTTP ${status}: redirects are not followed` };
       return { kind: 'failure', statusCode: status, timedOut: false, error: `HTTP ${status}` };
     } catch (error) {
-      if (abort.signal.aborted) return { kind: 'failure', statusCode: null, timedOut: true, error: `no answer within ${this.options.timeoutMs} ms` };
+      if (timedOut) return { kind: 'failure', statusCode: null, timedOut: true, error: `no answer within ${this.options.timeoutMs} ms` };
       if (status !== null) return { kind: 'failure', statusCode: status, timedOut: false, error: 'answer cut off' };
       const refused = refusalIn(error);
       if (refused) return { kind: 'refused', reason: refused.message };
