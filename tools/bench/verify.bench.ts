@@ -52,9 +52,9 @@ async function admin(path: string, body: unknown): Promise<Record<string, unknow
  */
 const client = new Agent({ connections: null, keepAliveTimeout: 30_000 });
 
-async function timed(timings: Timings | null, call: Call, url: string, options: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<Record<string, unknown> | null> {
+async function timed(timings: Timings | null, call: Call, path: string, options: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<Record<string, unknown> | null> {
   const t0 = performance.now();
-  const res = await client.request({ origin: messagingUrl, path: url.slice(messagingUrl.length), method: options.method ?? 'GET', headers: options.headers, body: options.body ?? null });
+  const res = await client.request({ origin: messagingUrl, path, method: options.method ?? 'GET', headers: options.headers, body: options.body ?? null });
   const text = await res.body.text();
   const ms = performance.now() - t0;
   if (res.statusCode !== 200) {
@@ -71,7 +71,7 @@ const destination = (n: number) => `+447400${String((firstNumber + n) % 1_000_00
 
 async function flow(n: number, apiKey: string, subAccountId: string, timings: Timings | null): Promise<void> {
   const auth = { authorization: `Bearer ${apiKey}` };
-  const base = `${messagingUrl}/verify/v2/${subAccountId}`;
+  const base = `/verify/v2/${subAccountId}`;
   const view = await timed(timings, 'generate', base, {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },
