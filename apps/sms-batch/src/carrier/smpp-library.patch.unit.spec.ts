@@ -1,17 +1,6 @@
 // The `smpp` library's PDU and GSM 03.38 code as patched by patches/smpp+0.5.1.patch (applied on install).
-interface GsmCoder {
-  GSM: { tablesBuilt?: boolean };
-  encode(text: string, encoding: number): Buffer;
-  decode(bytes: Buffer, encoding: number): string;
-}
-interface LibPdu {
-  [field: string]: unknown;
-  toBuffer(): Buffer;
-}
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { gsmCoder } = require('smpp/lib/defs') as { gsmCoder: GsmCoder };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { PDU } = require('smpp/lib/pdu') as { PDU: new (command: string | Buffer, options?: Record<string, unknown>) => LibPdu };
+import { gsmCoder } from 'smpp/lib/defs';
+import { PDU } from 'smpp/lib/pdu';
 
 const ESC = 0x1b;
 
@@ -75,5 +64,3 @@ describe('smpp library (patched)', () => {
     expect((read['short_message'] as { message: string }).message).toBe(receipt);
   });
 });
-
-export {}; // a module: its names stay its own

@@ -25,3 +25,21 @@ declare module 'smpp' {
 
   export function connect(options: { url: string; auto_enquire_link_period?: number; connectTimeout?: number }, listener?: () => void): Session;
 }
+
+// The library's PDU and GSM coder modules, used directly by its patch's test and `npm run bench:smpp`.
+declare module 'smpp/lib/pdu' {
+  export interface LibPdu {
+    [field: string]: unknown;
+    toBuffer(): Buffer;
+    response(options?: Record<string, unknown>): LibPdu;
+  }
+  export const PDU: new (command: string | Buffer, options?: Record<string, unknown>) => LibPdu;
+}
+
+declare module 'smpp/lib/defs' {
+  export const gsmCoder: {
+    GSM: { tablesBuilt?: boolean };
+    encode(text: string, encoding: number): Buffer;
+    decode(bytes: Buffer, encoding: number): string;
+  };
+}

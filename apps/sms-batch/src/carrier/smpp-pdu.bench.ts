@@ -4,13 +4,7 @@
 // BENCH_ROUNDS (5) rounds of BENCH_MESSAGES (50,000) after a warm-up round. Run it with the patch
 // reverted (`npx patch-package --reverse`, then `npm install` to re-apply) to see what
 // patches/smpp+0.5.1.patch saves.
-interface LibPdu {
-  toBuffer(): Buffer;
-  response(options?: Record<string, unknown>): LibPdu;
-}
-// The typed surface of `smpp` (smpp-module.d.ts) is the session's; PDUs are built directly here.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { PDU } = require('smpp/lib/pdu') as { PDU: new (command: string | Buffer, options?: Record<string, unknown>) => LibPdu };
+import { PDU } from 'smpp/lib/pdu';
 
 const messages = Number(process.env['BENCH_MESSAGES'] ?? 50_000);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 5);
@@ -40,5 +34,3 @@ function round(n: number): number {
 round(messages / 2);
 const perMessage = Math.min(...Array.from({ length: rounds }, () => round(messages)));
 process.stdout.write(`${JSON.stringify({ messages, rounds, microsecondsPerMessage: Number(perMessage.toFixed(2)) })}\n`);
-
-export {}; // a module: its names stay its own
