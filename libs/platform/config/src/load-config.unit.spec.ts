@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       DATABASE_SCHEMA_PREFIX: '',
       LOG_LEVEL: 'info',
       DATABASE_POOL_SIZE: 10,
+      DATABASE_POOL_IDLE_MS: 600_000,
       DATABASE_PREPARED_STATEMENTS: true,
       HEALTH_PORT: 0,
       KAFKA_REPLICATION_FACTOR: 1,

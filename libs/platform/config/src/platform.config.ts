@@ -34,6 +34,17 @@ export class PlatformConfig {
   DATABASE_POOL_SIZE = 10;
 
   /**
+   * How long a pooled connection may sit idle before it is closed. node-postgres closes them after
+   * 10 s, so a service that paused longer (between bursts of traffic) opened new ones, each a
+   * fresh PostgreSQL backend with cold caches and its statements to prepare again, and its first
+   * burst ran slower. Ten minutes, like HikariCP's default; 0 keeps idle connections for good.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  DATABASE_POOL_IDLE_MS = 600_000;
+
+  /**
    * Parameterised queries as named prepared statements, parsed and planned once per connection.
    * false for a connection pooler that cannot keep them (PgBouncer in transaction mode before 1.21).
    */

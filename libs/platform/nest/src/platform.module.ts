@@ -13,8 +13,12 @@ import { StartDeadline } from './start-up/start-deadline';
 import { SubscriptionRegistry } from './subscription-registry';
 
 /** The connection pool's settings (node-postgres options, through TypeORM's `extra`). */
-export function databasePoolOptions(config: PlatformConfig): { max: number; Client?: typeof PreparedStatementClient } {
-  return { max: config.DATABASE_POOL_SIZE, ...(config.DATABASE_PREPARED_STATEMENTS ? { Client: PreparedStatementClient } : {}) };
+export function databasePoolOptions(config: PlatformConfig): { max: number; idleTimeoutMillis: number; Client?: typeof PreparedStatementClient } {
+  return {
+    max: config.DATABASE_POOL_SIZE,
+    idleTimeoutMillis: config.DATABASE_POOL_IDLE_MS,
+    ...(config.DATABASE_PREPARED_STATEMENTS ? { Client: PreparedStatementClient } : {}),
+  };
 }
 
 /**
