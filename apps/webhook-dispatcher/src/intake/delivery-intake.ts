@@ -61,20 +61,16 @@ export class DeliveryIntake {
    * Only a message's one change in the batch can go so, and only when none of its changes is
    * pending: order per message holds because whatever comes later waits behind the written rows.
    */
-  async accept(db: SqlExecutor, events: readonly SourceEvent[], now: Date = new Date(), offer?: HoldOffer, held?: ClaimedDelivery[], direct?: DirectHandOver): Promise<number> {
-    const changes = events.map((e) => ({ event: e, change: statusChangeOf(e) })).filter((c): c is { event: SourceEvent; change: StatusChange } => c.change !== null);
-    if (changes.length === 0) return 0;
-
-    const accountIds = [...new Set(changes.map((c) => c.change.accountId))].sort();
-    // Read without a lock, so that intake transactions of several partitions run side by side;
-    // only an account that needs its first secret is locked (and read again) below.
-    const accounts = await this.accounts.load(db, accountIds, false);
-    // Only status changes with somewhere to go are recorded: most messages of an installation
-    // without webhooks would otherwise cost a processed row each, forever, for nothing.
-    const targeted = changes.flatMap((c) => {
-      const url = c.change.dlrCallbackUrl ?? accounts.get(c.change.accountId)?.state.dlrCallbackUrl ?? null;
-      return url === null ? [] : [{ ...c, url }];
-    });
+  async accept(
+    db: SqlExecutor,
+    events: readonly SourceEvent[],
+    now: Date = new Date(),
+    offer?: HoldOffer,
+    held?: ClaimedDelivery[],
+    direct?: DirectHandOver,
+    read?: TargetedChanges,
+  ): Promise<number> {
+    const { targeted, accounts } = read ?? (await this.targeted(db, events));
     if (targeted.length === 0) return 0;
     const at = now.toISOString();
     const once = new Set<string>();
@@ -116,6 +112,26 @@ export class DeliveryIntake {
     const taken = await this.deliveries.schedule(db, scheduled, { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at }, offer, traces);
     held?.push(...taken);
     return scheduled.length;
+  }
+
+  /**
+   * The status changes among `events` that have somewhere to go, and their accounts, read without
+   * a lock: so that intake transactions of several partitions run side by side (an account that
+   * needs its first secret is locked, and read again, in `accept`), and so that a caller may read
+   * them before any transaction and open none when nothing is targeted. Only status changes with
+   * somewhere to go are recorded: most messages of an installation without webhooks would
+   * otherwise cost a processed row each, forever, for nothing.
+   */
+  async targeted(db: SqlExecutor, events: readonly SourceEvent[]): Promise<TargetedChanges> {
+    const changes = events.map((e) => ({ event: e, change: statusChangeOf(e) })).filter((c): c is { event: SourceEvent; change: StatusChange } => c.change !== null);
+    if (changes.length === 0) return { targeted: [], accounts: new Map() };
+    const accountIds = [...new Set(changes.map((c) => c.change.accountId))].sort();
+    const accounts = await this.accounts.load(db, accountIds, false);
+    const targeted = changes.flatMap((c) => {
+      const url = c.change.dlrCallbackUrl ?? accounts.get(c.change.accountId)?.state.dlrCallbackUrl ?? null;
+      return url === null ? [] : [{ ...c, url }];
+    });
+    return { targeted, accounts };
   }
 
   /**
@@ -203,6 +219,12 @@ interface TargetedChange {
   event: SourceEvent;
   change: StatusChange;
   url: string;
+}
+
+/** What `targeted` read: the changes with a URL, and the accounts of all the changes. */
+export interface TargetedChanges {
+  targeted: TargetedChange[];
+  accounts: Awaited<ReturnType<AccountWebhooksStore['load']>>;
 }
 
 function scheduledOf({ event, change, url }: TargetedChange, at: string): DeliveryScheduledV1 {

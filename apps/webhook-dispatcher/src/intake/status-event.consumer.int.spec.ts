@@ -82,6 +82,46 @@ it('schedules each status change once (a redelivered event too) and dead-letters
   expect(await ds.query(`SELECT count(*)::int AS n FROM "${name}".deliveries WHERE umid = $1`, [umid])).toEqual([{ n: 1 }]);
 });
 
+it('passes over status changes with nowhere to go without opening a transaction or recording them', async () => {
+  const umid = randomUUID();
+  const event = {
+    eventId: randomUUID(),
+    type: 'MessageDelivered',
+    schemaVersion: 1,
+    streamId: `sms-message-${umid}`,
+    streamPosition: 3,
+    occurredAt: new Date().toISOString(),
+    correlationId: 'c',
+    causationId: null,
+    traceparent: null,
+    // No callback URL, and the account has no default one.
+    data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId: 'quiet', subAccountId: 'quiet_hq', destination: '447911123456', source: null, smsCount: 1, dlrCallbackUrl: null, carrierMessageIds: ['1'], deliveredAt: new Date().toISOString() },
+  };
+  const transactions = jest.spyOn(ds, 'transaction');
+  try {
+    await producer.send(SMS_BATCH_EVENT_TOPIC, [{ key: event.streamId, value: event, headers: { 'message-type': 'MessageDelivered' } }]);
+    const topic = connection.topic(SMS_BATCH_EVENT_TOPIC);
+    const admin = connection.kafka.admin();
+    await admin.connect();
+    try {
+      // Handled once the group's committed offsets reach the topic's end.
+      await eventually(async () => {
+        const [high, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId: connection.group(INTAKE_GROUP), topics: [topic] })]);
+        const end = high.reduce((n, p) => n + Number(p.high), 0);
+        const done = (committed?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
+        return done === end ? true : undefined;
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    expect(transactions).not.toHaveBeenCalled();
+    expect(await ds.query(`SELECT count(*)::int AS n FROM "${name}".processed_messages WHERE message_id = $1`, [event.eventId])).toEqual([{ n: 0 }]);
+    expect(await ds.query(`SELECT count(*)::int AS n FROM "${name}".deliveries WHERE umid = $1`, [umid])).toEqual([{ n: 0 }]);
+  } finally {
+    transactions.mockRestore();
+  }
+});
+
 it('commits the handled offsets on its interval while it runs and at the latest when it stops', async () => {
   const umid = randomUUID();
   const key = `sms-message-${umid}`;
