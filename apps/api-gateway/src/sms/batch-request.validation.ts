@@ -20,7 +20,11 @@ export function toSubmitBatchData(body: unknown, accountId: string, subAccountId
   if (Array.isArray(messages) && messages.length > MAX_MESSAGES) {
     throw new ApiError(400, ApiErrorCode.BulkLimitReached, `a batch holds at most ${MAX_MESSAGES} messages; this one has ${messages.length}`);
   }
-  const dto = validateBody(BatchRequestDto, body);
+  // The envelope goes through class-transformer and class-validator without its items, which
+  // checkItem checks below: copying 10,000 items into new objects was a third of this function.
+  const items = Array.isArray(messages) ? messages : undefined;
+  const dto = validateBody(BatchRequestDto, items ? { ...(body as object), messages: [] } : body);
+  if (items) dto.messages = items;
   if (dto.messages.length === 0) throw ApiError.badRequest('messages must be a non-empty array');
   const template = dto.template ?? undefined;
   if (template !== undefined && template !== null) {
@@ -38,10 +42,11 @@ export function toSubmitBatchData(body: unknown, accountId: string, subAccountId
     // null counts as absent, as for every optional field; a null clientBatchId would fail in sms-batch.
     ...(dto.clientBatchId !== undefined && dto.clientBatchId !== null ? { clientBatchId: dto.clientBatchId } : {}),
     includeMessagesInResponse: dto.includeMessagesInResponse === true,
-    ...(template ? { template: common(template as Properties) } : {}),
+    ...(template ? { template: common(template as Properties, {}) } : {}),
     messages: dto.messages.map((raw): SmsBatchItem => {
       const item = raw as Properties;
-      const out: SmsBatchItem = { ...common(item), destination: (item['destination'] as string | undefined) ?? '' };
+      // Filled in place: spreading a fresh object into each item cost ~1 µs an item.
+      const out = common<SmsBatchItem>(item, { destination: (item['destination'] as string | undefined) ?? '' });
       if (typeof item['country'] === 'string') out.country = item['country'];
       if (typeof item['clientMessageId'] === 'string') out.clientMessageId = item['clientMessageId'];
       return out;
@@ -57,9 +62,8 @@ function checkSchedule(props: Properties, path: string, now: Date): void {
   }
 }
 
-/** Only the known properties travel on (unknown fields are ignored); instants normalised to UTC. */
-function common(props: Properties): SmsCommonProperties {
-  const out: SmsCommonProperties = {};
+/** Only the known properties travel on (unknown fields are ignored); instants normalised to UTC. Fills and returns `out`. */
+function common<T extends SmsCommonProperties>(props: Properties, out: T): T {
   if (typeof props['text'] === 'string') out.text = props['text'];
   if (typeof props['source'] === 'string') out.source = props['source'];
   if (typeof props['encoding'] === 'string') out.encoding = props['encoding'] as SmsCommonProperties['encoding'];

@@ -166,6 +166,16 @@ describe('toSubmitBatchData: requests refused as a whole (400)', () => {
     it('names the field and the message in the error', () => {
       expect(refusal({ messages: [item, item, { ...item, source: 1 }] }).message).toMatch(/^messages\.2\.source /);
     });
+
+    it('checks each callback URL, whatever the URLs checked before it (the last verdict is kept)', () => {
+      const good = 'https://hooks.example.com/dlr';
+      const bad = 'https://user:pw@hooks.example.com/dlr';
+      const url = (dlrCallbackUrl: string) => ({ ...item, dlrCallbackUrl });
+      expect(refusal({ messages: [url(good), url(good), url(bad)] }).message).toMatch(/^messages\.2\.dlrCallbackUrl /);
+      expect(refusal({ messages: [url(bad)] }).message).toMatch(/^messages\.0\.dlrCallbackUrl /);
+      expect(refusal({ messages: [url(good), url(bad), url(good)] }).message).toMatch(/^messages\.1\.dlrCallbackUrl /);
+      expect(submit({ messages: [url(good), url(good)] }).messages.map((m) => m.dlrCallbackUrl)).toEqual([good, good]);
+    });
   });
 
   // Found by fuzzing the API document: RFC 3339 date-times of the years 0001-0099 were refused,
@@ -330,7 +340,7 @@ describe('toSubmitBatchData: what is passed on to sms-batch', () => {
       futureFlag: { nested: true },
       priority: 5,
       template: { text: 'Hi', validityPeriod: 'PT1H', tags: ['a'] },
-      messages: [{ ...item, mediaUrl: 42, metadata: null }],
+      messages: [{ ...item, mediaUrl: 42, metadata: null, constructor: 'x' }],
     });
     expect(data).toEqual({
       accountId: 'acme',

@@ -41,6 +41,18 @@ const isStorableInstant = (ms: number) => ms >= FIRST_INSTANT && ms <= LAST_INST
 
 const DATE_TIME = 'must be an ISO 8601 date-time with a time zone, in the years 0001 to 9999 (UTC)';
 
+const isCallbackUrl = (v: string) => isURL(v, { protocols: ['http', 'https'], require_protocol: true, require_tld: false }) && callbackUrlProblem(v) === null;
+/**
+ * The verdict on the last URL checked: a batch's messages mostly carry one URL, and validator's
+ * isURL cost ~2 µs a message (18 ms of a 10,000-message batch's acceptance).
+ */
+let lastUrl: { url: string; ok: boolean } | undefined;
+function isCallbackUrlOnce(v: unknown): boolean {
+  if (!isString(v)) return false;
+  if (lastUrl?.url !== v) lastUrl = { url: v, ok: isCallbackUrl(v) };
+  return lastUrl.ok;
+}
+
 /**
  * Type rules of the template and of each of up to 10,000 items. Checked by plain functions rather
  * than class-validator decorators: per item they are ~50x cheaper, which is a third of the
@@ -61,7 +73,7 @@ const COMMON: Record<string, Rule> = {
     code: ApiErrorCode.InvalidParameter,
     message: 'must be an http(s) URL without credentials, at most 2048 characters',
     // The dispatcher's own rule too: a URL it would refuse is refused here, not silently dropped later.
-    valid: (v) => isString(v) && isURL(v, { protocols: ['http', 'https'], require_protocol: true, require_tld: false }) && callbackUrlProblem(v) === null,
+    valid: isCallbackUrlOnce,
   },
 };
 

@@ -1,4 +1,4 @@
-// `npm run bench:decide`: the CPU of deciding one 10,000-message batch (`decideSubmitBatch`), which
+// `npm run bench:accept` (after the gateway's checks' bench): the CPU of deciding one 10,000-message batch (`decideSubmitBatch`), which
 // sms-batch does on its sending thread between the request and the batch's commit: every
 // millisecond here is a millisecond of the batch's acceptance. The messages are bench:batch's (a
 // template source, 2% invalid numbers). Prints milliseconds per batch, the best and the median of
@@ -29,4 +29,4 @@ function round(): number {
 for (let i = 0; i < rounds; i++) round();
 const times = Array.from({ length: rounds }, round).sort((a, b) => a - b);
 const median = times[Math.floor(times.length / 2)] as number;
-process.stdout.write(`${JSON.stringify({ messages: size, rounds, bestMs: Number((times[0] as number).toFixed(1)), medianMs: Number(median.toFixed(1)) })}\n`);
+process.stdout.write(`${JSON.stringify({ step: 'sms-batch decision', messages: size, rounds, bestMs: Number((times[0] as number).toFixed(1)), medianMs: Number(median.toFixed(1)) })}\n`);

@@ -209,7 +209,7 @@ function messageDecider(command: SubmitBatchDecision, nowMs: number) {
 
 // The event builders write every field out, the identity fields twice: spreading a shared identity
 // object into each event made a 10,000-message decision five to six times slower (`npm run
-// bench:decide`, V8 on Node 20: a median of 116-123 ms against 18-21 ms), on the path of every
+// bench:accept`, V8 on Node 20: a median of 116-123 ms against 18-21 ms), on the path of every
 // batch's acceptance. Keep them written out.
 function queuedEvent(
   batch: BatchContext,

@@ -1,0 +1,31 @@
+// `npm run bench:accept` (with the sms-batch decision's bench): the CPU of the gateway's checks of
+// one 10,000-message batch (`toSubmitBatchData`, after the JSON is parsed), on the path of every
+// batch's acceptance. Each message carries a callback URL, as in bench:e2e. Prints milliseconds per
+// batch, the best and the median of BENCH_ROUNDS (20) after as many warm-up rounds.
+import 'reflect-metadata';
+import { toSubmitBatchData } from './batch-request.validation';
+
+const size = Number(process.env['BENCH_SIZE'] ?? 10_000);
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? 20);
+
+const body = JSON.stringify({
+  template: { source: 'BENCH' },
+  messages: Array.from({ length: size }, (_, i) => ({
+    destination: `+447700${String(900_000 + i).padStart(6, '0')}`,
+    clientMessageId: `m${i}`,
+    text: `Hello customer ${i}, your order ${i} has shipped. Track it in the app.`,
+    dlrCallbackUrl: 'http://127.0.0.1:4100/platform/dlr',
+  })),
+});
+
+function round(): number {
+  const parsed: unknown = JSON.parse(body);
+  const start = process.hrtime.bigint();
+  toSubmitBatchData(parsed, 'acme', 'acme_hq', new Date());
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+for (let i = 0; i < rounds; i++) round();
+const times = Array.from({ length: rounds }, round).sort((a, b) => a - b);
+const median = times[Math.floor(times.length / 2)] as number;
+process.stdout.write(`${JSON.stringify({ step: 'gateway checks', messages: size, rounds, bestMs: Number((times[0] as number).toFixed(1)), medianMs: Number(median.toFixed(1)) })}\n`);
