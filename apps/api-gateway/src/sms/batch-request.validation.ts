@@ -21,7 +21,8 @@ export function toSubmitBatchData(body: unknown, accountId: string, subAccountId
     throw new ApiError(400, ApiErrorCode.BulkLimitReached, `a batch holds at most ${MAX_MESSAGES} messages; this one has ${messages.length}`);
   }
   // The envelope goes through class-transformer and class-validator without its items, which
-  // checkItem checks below: copying 10,000 items into new objects was a third of this function.
+  // checkItem checks below: class-transformer copied each item into a new object, about half of
+  // this function's time on a 10,000-message batch (by the gateway's profile under bench:e2e).
   const items = Array.isArray(messages) ? messages : undefined;
   const dto = validateBody(BatchRequestDto, items ? { ...(body as object), messages: [] } : body);
   if (items) dto.messages = items;

@@ -1,8 +1,9 @@
-// `npm run bench:accept` (after the gateway's checks' bench): the CPU of deciding one 10,000-message batch (`decideSubmitBatch`), which
-// sms-batch does on its sending thread between the request and the batch's commit: every
-// millisecond here is a millisecond of the batch's acceptance. The messages are bench:batch's (a
-// template source, 2% invalid numbers). Prints milliseconds per batch, the best and the median of
-// BENCH_ROUNDS (20) after as many warm-up rounds, with BENCH_SIZE (10,000) messages each.
+// `npm run bench:accept` (after the gateway's checks' bench): the CPU of deciding one
+// 10,000-message batch (`decideSubmitBatch`), which sms-batch does on its sending thread between
+// the request and the batch's commit: every millisecond here is a millisecond of the batch's
+// acceptance. The messages are bench:batch's (a template source, 2% invalid numbers). Prints
+// milliseconds per batch, the best and the median of BENCH_ROUNDS (20) after as many warm-up
+// rounds, with BENCH_SIZE (10,000) messages each.
 import { randomUUID } from 'node:crypto';
 import { decideSubmitBatch, initialBatchState } from './batch-submission.decider';
 
