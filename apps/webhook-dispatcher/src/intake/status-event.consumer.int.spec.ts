@@ -44,20 +44,25 @@ afterAll(async () => {
   await ds.destroy();
 });
 
-it('schedules each status change once (a redelivered event too) and dead-letters a record that is not an event', async () => {
-  const umid = randomUUID();
-  const event = {
+/** A status change of message `umid` as sms-batch publishes it: its envelope, and `data` added to the message's reference. */
+function statusEvent(umid: string, type: string, streamPosition: number, accountId: string, data: Record<string, unknown>) {
+  return {
     eventId: randomUUID(),
-    type: 'MessageSent',
+    type,
     schemaVersion: 1,
     streamId: `sms-message-${umid}`,
-    streamPosition: 2,
+    streamPosition,
     occurredAt: new Date().toISOString(),
     correlationId: 'c',
     causationId: null,
     traceparent: null,
-    data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId: 'acme', subAccountId: 'acme_hq', destination: '447911123456', source: null, smsCount: 1, dlrCallbackUrl: 'https://hooks.example.com/x', carrierMessageIds: ['1'], sentAt: new Date().toISOString() },
+    data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId, subAccountId: `${accountId}_hq`, destination: '447911123456', source: null, smsCount: 1, carrierMessageIds: ['1'], ...data },
   };
+}
+
+it('schedules each status change once (a redelivered event too) and dead-letters a record that is not an event', async () => {
+  const umid = randomUUID();
+  const event = statusEvent(umid, 'MessageSent', 2, 'acme', { dlrCallbackUrl: 'https://hooks.example.com/x', sentAt: new Date().toISOString() });
   const key = event.streamId;
   await producer.sendRaw(connection.topic(SMS_BATCH_EVENT_TOPIC), [{ key, value: Buffer.from('not json'), headers: {} }]);
   await producer.send(SMS_BATCH_EVENT_TOPIC, [{ key, value: event, headers: {} }, { key, value: event, headers: {} }]);
@@ -84,19 +89,8 @@ it('schedules each status change once (a redelivered event too) and dead-letters
 
 it('passes over status changes with nowhere to go without opening a transaction or recording them', async () => {
   const umid = randomUUID();
-  const event = {
-    eventId: randomUUID(),
-    type: 'MessageDelivered',
-    schemaVersion: 1,
-    streamId: `sms-message-${umid}`,
-    streamPosition: 3,
-    occurredAt: new Date().toISOString(),
-    correlationId: 'c',
-    causationId: null,
-    traceparent: null,
-    // No callback URL, and the account has no default one.
-    data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId: 'quiet', subAccountId: 'quiet_hq', destination: '447911123456', source: null, smsCount: 1, dlrCallbackUrl: null, carrierMessageIds: ['1'], deliveredAt: new Date().toISOString() },
-  };
+  // No callback URL, and the account has no default one.
+  const event = statusEvent(umid, 'MessageDelivered', 3, 'quiet', { dlrCallbackUrl: null, deliveredAt: new Date().toISOString() });
   const transactions = jest.spyOn(ds, 'transaction');
   try {
     await producer.send(SMS_BATCH_EVENT_TOPIC, [{ key: event.streamId, value: event, headers: { 'message-type': 'MessageDelivered' } }]);
