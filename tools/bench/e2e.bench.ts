@@ -15,8 +15,12 @@
 // script prints each run, both medians and their ratio. BENCH_PEER=none measures the platform alone.
 // A platform run also reports when its last `delivered` change happened and each change's time to
 // its webhook (the webhooks carry the change's timestamp): where the time after the carrier goes.
+// Each run starts with its carrier's message store emptied (the simulator keeps up to 100,000
+// messages for inspection): the stack's simulator outlives the bench, the peer's does not, and a
+// full store made the stack's carrier spend up to three times the CPU of a fresh one.
 // Settings: BENCH_MESSAGES, BENCH_RUNS (3 pairs), BENCH_WARMUP (BENCH_MESSAGES, both gateways, not reported),
-// BENCH_PEER (kannel|none), KANNEL_DLR_MASK, BENCH_KANNEL_CONCURRENCY, MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN.
+// BENCH_PEER (kannel|none), KANNEL_DLR_MASK, BENCH_KANNEL_CONCURRENCY, MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN,
+// SMSC_HTTP_URL (the stack simulator's inspection API, http://127.0.0.1:2776).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { freePort } from '@seed/platform-testing';
@@ -39,6 +43,7 @@ const dlrMask = env['KANNEL_DLR_MASK'] ?? '9';
 const kannelConcurrency = Number(env['BENCH_KANNEL_CONCURRENCY'] ?? 100);
 const messagingUrl = env['MESSAGING_URL'] ?? 'http://127.0.0.1:3000';
 const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
+const smscHttpUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 const PLATFORM = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
 
@@ -122,7 +127,14 @@ function cpuOf(patterns: string[], extraPids: () => number[] = () => []): () => 
   return () => Object.fromEntries(Object.entries(read()).map(([k, v]) => [k, Number((v - (before[k] ?? 0)).toFixed(1))]));
 }
 
+/** Empties a simulator's message store, so that every run starts with its carrier in the same state. */
+async function clearCarrier(inspectionUrl: string): Promise<void> {
+  const res = await fetch(`${inspectionUrl}/messages`, { method: 'DELETE' });
+  if (!res.ok) throw new Error(`DELETE ${inspectionUrl}/messages answered ${res.status}`);
+}
+
 async function runPlatform(receiver: WebhookReceiver, apiKey: string, subAccountId: string, count: number, label: string): Promise<RunResult> {
+  await clearCarrier(smscHttpUrl);
   const { done, callbacks } = collect(receiver, label, count);
   const messages = Array.from({ length: count }, (_, i) => ({
     destination: `+447700${String(100_000 + i).padStart(6, '0')}`,
@@ -143,7 +155,8 @@ async function runPlatform(receiver: WebhookReceiver, apiKey: string, subAccount
   return summarise('platform', count, started, acceptedAt, callbacks, cpu());
 }
 
-async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, count: number, label: string): Promise<RunResult> {
+async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, carrierUrl: string, count: number, label: string): Promise<RunResult> {
+  await clearCarrier(carrierUrl);
   const { done, callbacks } = collect(receiver, label, count);
   const cpu = cpuOf(['dist/tools/smsc-simulator/src/main.js'], () => kannel.pids());
   const started = Date.now();
@@ -161,7 +174,7 @@ async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, count: n
 }
 
 /** A second simulator process with the stack's defaults, for Kannel. */
-async function startPeerSimulator(): Promise<{ port: number; child: ChildProcess }> {
+async function startPeerSimulator(): Promise<{ port: number; inspectionUrl: string; child: ChildProcess }> {
   const [port, httpPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, [join(root, 'dist/tools/smsc-simulator/src/main.js')], {
     env: { PATH: env['PATH'] ?? '', SMSC_PORT: String(port), SMSC_HTTP_PORT: String(httpPort), SMSC_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
@@ -169,7 +182,7 @@ async function startPeerSimulator(): Promise<{ port: number; child: ChildProcess
   });
   for (let i = 0; i < 100; i++) {
     const ok = await fetch(`http://127.0.0.1:${httpPort}/health/ready`).then((r) => r.ok, () => false);
-    if (ok) return { port, child };
+    if (ok) return { port, inspectionUrl: `http://127.0.0.1:${httpPort}`, child };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill();
@@ -188,25 +201,27 @@ async function main(): Promise<void> {
   });
   const subAccountId = account.subAccountIds[0] as string;
   let simulator: ChildProcess | undefined;
+  let peerCarrierUrl = '';
   let kannel: KannelPeer | undefined;
   try {
     if (peer === 'kannel') {
       const sim = await startPeerSimulator();
       simulator = sim.child;
+      peerCarrierUrl = sim.inspectionUrl;
       const { startKannel } = await import('./kannel-peer');
       kannel = await startKannel({ smscHost: '127.0.0.1', smscPort: sim.port, systemId: 'seed', password: 'secret', workDir: mkdtempSync(join(tmpdir(), 'seed-kannel-')), dlrMask });
     }
     // Warm-ups: the first batch after a start pays for JIT compilation and connection set-up.
     if (warmup > 0) {
       await runPlatform(receiver, account.apiKey, subAccountId, warmup, 'platform-warmup');
-      if (kannel) await runKannel(receiver, kannel, warmup, 'kannel-warmup');
+      if (kannel) await runKannel(receiver, kannel, peerCarrierUrl, warmup, 'kannel-warmup');
     }
     const results: RunResult[] = [];
     for (let i = 1; i <= runs; i++) {
       const order = i % 2 === 1 ? ['platform', 'kannel'] : ['kannel', 'platform'];
       for (const gateway of order) {
         if (gateway === 'kannel' && !kannel) continue;
-        const result = gateway === 'platform' ? await runPlatform(receiver, account.apiKey, subAccountId, total, `platform-${i}`) : await runKannel(receiver, kannel as KannelPeer, total, `kannel-${i}`);
+        const result = gateway === 'platform' ? await runPlatform(receiver, account.apiKey, subAccountId, total, `platform-${i}`) : await runKannel(receiver, kannel as KannelPeer, peerCarrierUrl, total, `kannel-${i}`);
         console.log(JSON.stringify(result));
         results.push(result);
       }
