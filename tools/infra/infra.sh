@@ -484,6 +484,7 @@ cmd_up() {
   fi
   if [[ -z "${KAFKA_BROKERS:-}" ]]; then
     kafka_wait_ready
+    kafka_partitions_note
     KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT"
   fi
   write_env
@@ -495,6 +496,21 @@ cmd_down() {
   kafka_down
   pg_down
   log "down"
+}
+
+# The local broker keeps every topic it was given. Stacks started by hand with their own
+# KAFKA_TOPIC_PREFIX (the test suites and benches delete theirs) leave ~110 partitions each, and the
+# broker's idle CPU grows with the count: with ~14,000 it checkpointed every partition's high
+# watermark every 5 s and spent twice the idle CPU of a fresh one (docs/decisions.md).
+KAFKA_PARTITIONS_WARN=2000
+
+kafka_partitions_note() {
+  [[ -d "$KAFKA_DATA" ]] || return 0
+  local count
+  count="$(find "$KAFKA_DATA" -mindepth 1 -maxdepth 1 -type d -name '*-[0-9]*' | wc -l)"
+  if ((count > KAFKA_PARTITIONS_WARN)); then
+    log "kafka: $count partitions on disk, most likely left by stacks with their own topic prefix; they cost CPU while idle (bash tools/infra/infra.sh reset starts over)"
+  fi
 }
 
 cmd_status() {
@@ -512,6 +528,7 @@ cmd_status() {
     local state="starting"
     port_open "$KAFKA_PORT" && state="running"
     log "kafka: $state, pid $pid, 127.0.0.1:$KAFKA_PORT, version $KAFKA_VERSION, data $KAFKA_DATA"
+    kafka_partitions_note
   elif [[ -f "$KAFKA_DATA/meta.properties" ]]; then
     log "kafka: stopped (data $KAFKA_DATA)"
     rc=3
