@@ -134,11 +134,12 @@ export class StatusEventConsumer {
       // What has somewhere to go is read first, outside a transaction: a chunk with nothing to
       // send (SMS without a callback URL, of accounts without a default one: an installation
       // without webhooks, or Verify's codes) costs one statement instead of three.
-      const read = await this.intake.targeted(this.dataSource, events.map((e) => e.event));
+      const sourceEvents = events.map((e) => e.event);
+      const read = await this.intake.targeted(this.dataSource, sourceEvents);
       if (read.targeted.length === 0) return { scheduled: 0, held, direct: [] };
       const directOffer = this.sink.sendDirect ? this.sink.directOffer?.() : undefined;
       const direct = directOffer ? { offer: directOffer, taken: [] as DirectDelivery[] } : undefined;
-      const scheduled = await this.dataSource.transaction((tx) => this.intake.accept(tx, events.map((e) => e.event), new Date(), this.sink.offer(), held, direct, read));
+      const scheduled = await this.dataSource.transaction((tx) => this.intake.accept(tx, sourceEvents, new Date(), this.sink.offer(), held, direct, read));
       return { scheduled, held, direct: direct?.taken ?? [] };
     } catch (error) {
       if (!isPermanentDatabaseError(error)) throw error;
