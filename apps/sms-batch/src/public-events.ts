@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@seed/contracts';
 import type { StoredEvent } from '@seed/platform-event-store';
-import { withoutStoreFields } from '@seed/platform-kafka';
+import { withoutStoreFields, type PublicShape } from '@seed/platform-kafka';
 import type { MessageQueuedV1 } from '@seed/sms-batch-contracts';
 
 /**
@@ -15,3 +15,6 @@ export function toPublicSmsBatchEvent(event: StoredEvent): EventEnvelope {
   const { sealedText: _sealed, ...data } = envelope.data as MessageQueuedV1;
   return { ...envelope, data };
 }
+
+/** The relay's shape of sms-batch's events: only MessageQueued is reshaped, the rest go out as stored. */
+export const SMS_BATCH_PUBLIC_SHAPE: PublicShape = { toPublic: toPublicSmsBatchEvent, reshaped: ['MessageQueued'] };

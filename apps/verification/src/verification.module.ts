@@ -13,7 +13,7 @@ import { VERIFICATION_REPLY_TOPIC, verificationService } from './verification.se
 import { CheckVerificationHandler } from './verifications/check-verification.handler';
 import { CodeSecrets } from './verifications/code-secrets';
 import { MAX_COMMAND_AGE_MS } from './verifications/command-failures';
-import { toPublicVerificationEvent } from './verifications/public-events';
+import { VERIFICATION_PUBLIC_SHAPE } from './verifications/public-events';
 import { StartVerificationHandler } from './verifications/start-verification.handler';
 import { VerificationStore } from './verifications/verification-store';
 
@@ -78,7 +78,7 @@ export class VerificationModule implements OnModuleInit, OnApplicationBootstrap,
   async onModuleInit(): Promise<void> {
     await this.deadline.retry('kafka: reply consumer', () => this.bus.start());
     this.subscriptions.register(new VerificationSmsSender(this.verifications, this.bus, this.logger), { batchSize: 500 });
-    this.subscriptions.register(new OutboxRelay(this.relayProducer, VERIFICATION_EVENT_TOPIC, toPublicVerificationEvent));
+    this.subscriptions.register(new OutboxRelay(this.relayProducer, VERIFICATION_EVENT_TOPIC, VERIFICATION_PUBLIC_SHAPE));
   }
 
   onApplicationBootstrap(): void {

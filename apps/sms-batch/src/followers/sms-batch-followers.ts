@@ -1,11 +1,11 @@
 import { MessageProducer, OutboxRelay } from '@seed/platform-kafka';
 import type { SubscriptionRegistry } from '@seed/platform-nest';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
-import { toPublicSmsBatchEvent } from '../public-events';
+import { SMS_BATCH_PUBLIC_SHAPE } from '../public-events';
 import { smsBatchProjections } from '../sms-batch.service';
 
 /** The followers of sms-batch's log: the read models (and the outbound queue), and the relay to its event topic. */
 export function registerSmsBatchFollowers(subscriptions: SubscriptionRegistry, producer: MessageProducer, schema: string): void {
   for (const projection of smsBatchProjections(schema)) subscriptions.register(projection);
-  subscriptions.register(new OutboxRelay(producer, SMS_BATCH_EVENT_TOPIC, toPublicSmsBatchEvent));
+  subscriptions.register(new OutboxRelay(producer, SMS_BATCH_EVENT_TOPIC, SMS_BATCH_PUBLIC_SHAPE));
 }

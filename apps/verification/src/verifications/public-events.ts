@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@seed/contracts';
 import type { StoredEvent } from '@seed/platform-event-store';
-import { withoutStoreFields } from '@seed/platform-kafka';
+import { withoutStoreFields, type PublicShape } from '@seed/platform-kafka';
 import { PRIVATE_STARTED_FIELDS } from '@seed/verification-contracts';
 
 /** What leaves the service on verification.events.v1: VerificationStarted without its hash and sealed text. */
@@ -11,3 +11,6 @@ export function toPublicVerificationEvent(event: StoredEvent): EventEnvelope {
   for (const field of PRIVATE_STARTED_FIELDS) delete data[field];
   return { ...envelope, data };
 }
+
+/** The relay's shape of verification's events: only VerificationStarted is reshaped, the rest go out as stored. */
+export const VERIFICATION_PUBLIC_SHAPE: PublicShape = { toPublic: toPublicVerificationEvent, reshaped: ['VerificationStarted'] };

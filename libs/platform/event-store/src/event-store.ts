@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { NewEvent } from '@seed/contracts';
 import { quoteSchema, type SqlExecutor } from './sql-executor';
 import { EVENT_COLUMNS, type EventRow, type StoredEvent } from './stored-event';
-import { upcast, type Upcaster } from './upcaster';
+import { isUpcast, upcast, type Upcaster } from './upcaster';
 
 /** Another writer appended to the stream since it was read; re-read, re-decide, retry. */
 export class ConcurrencyError extends Error {
@@ -144,8 +144,19 @@ export class EventStore {
     return result;
   }
 
-  toStoredEvent(row: EventRow): StoredEvent {
-    const { schemaVersion, data } = upcast(this.upcasters, { type: row.type, schemaVersion: row.schema_version, data: row.data });
+  /**
+   * A row as an event, its body upcast to the current shape. With `bodies: 'text'` the row's `data`
+   * is the body's JSON text and stays text (see `EventHandler.bodies`): an upcast body is parsed,
+   * upcast and written back to text, so a text body is always of the current shape too.
+   */
+  toStoredEvent(row: EventRow, bodies: 'parsed' | 'text' = 'parsed'): StoredEvent {
+    let schemaVersion = row.schema_version;
+    let data = row.data;
+    if (bodies === 'parsed') ({ schemaVersion, data } = upcast(this.upcasters, { type: row.type, schemaVersion, data }));
+    else if (isUpcast(this.upcasters, row.type, schemaVersion)) {
+      ({ schemaVersion, data } = upcast(this.upcasters, { type: row.type, schemaVersion, data: JSON.parse(row.data as string) }));
+      data = JSON.stringify(data);
+    }
     return {
       eventId: row.event_id,
       type: row.type,
@@ -154,7 +165,7 @@ export class EventStore {
       streamPosition: row.stream_position,
       globalPosition: String(row.global_position),
       transactionId: String(row.transaction_id),
-      occurredAt: new Date(row.occurred_at).toISOString(),
+      occurredAt: row.occurred_at,
       correlationId: row.metadata.correlationId ?? '',
       causationId: row.metadata.causationId ?? null,
       traceparent: row.metadata.traceparent ?? null,

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { EventStore } from './event-store';
 import { quoteSchema, type SqlExecutor } from './sql-executor';
-import { EVENT_COLUMNS, type EventRow, type StoredEvent } from './stored-event';
+import { OCCURRED_AT_ISO, type EventRow, type StoredEvent } from './stored-event';
 import { WakeablePause } from './wakeable-pause';
 
 /** Something that follows a service's whole log in order: a projection, the outbox relay, a reactor. */
@@ -14,6 +14,12 @@ export interface EventHandler {
    * every event. A projection that needs one type in a hundred reads a hundredth of the bytes.
    */
   readonly types?: readonly string[];
+  /**
+   * `text`: each event's `data` arrives as the JSON text it is stored as, not parsed. For a handler
+   * that only passes bodies on (the outbox relay), parsing them and serialising them again was
+   * pure cost. Absent: parsed.
+   */
+  readonly bodies?: 'parsed' | 'text';
   /**
    * Handles events in log order. Runs inside the transaction that then advances the checkpoint,
    * so a projection's rows and its checkpoint commit together. Throwing rolls both back and the
@@ -129,11 +135,18 @@ export class EventSubscription {
       [this.handler.name],
     );
     // ORDER BY names the table's columns: a bare `transaction_id` would mean the text alias of
-    // EVENT_COLUMNS and sort "10" before "9". Events of other types come back without their
-    // body, so the checkpoint still moves past them.
+    // the select list and sort "10" before "9". Events of other types come back with nothing but
+    // their place in the log (no body, metadata or time to parse), so the checkpoint still moves
+    // past them: reading 30,000 events of which none were wanted cost a follower 193 ms of CPU
+    // with their metadata and times, 59 ms without.
+    const wanted = '($4::text[] IS NULL OR type = ANY($4::text[]))';
+    const body = this.handler.bodies === 'text' ? 'data::text' : 'data';
     const rows: (EventRow & { wanted: boolean })[] = await tx.query(
-      `SELECT ${EVENT_COLUMNS.replace('data,', `CASE WHEN $4::text[] IS NULL OR type = ANY($4::text[]) THEN data END AS data,`)},
-              ($4::text[] IS NULL OR type = ANY($4::text[])) AS wanted
+      `SELECT global_position, transaction_id::text AS transaction_id, event_id, stream_id, stream_position, type, schema_version,
+              CASE WHEN ${wanted} THEN ${body} END AS data,
+              CASE WHEN ${wanted} THEN metadata END AS metadata,
+              CASE WHEN ${wanted} THEN ${OCCURRED_AT_ISO} END AS occurred_at,
+              ${wanted} AS wanted
          FROM ${this.s}.events
         WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
           AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -143,8 +156,8 @@ export class EventSubscription {
     );
     const last = rows[rows.length - 1];
     if (!last) return 0;
-    const wanted = rows.filter((row) => row.wanted);
-    if (wanted.length > 0) await this.handler.handle(wanted.map((row) => this.store.toStoredEvent(row)), tx);
+    const handled = rows.filter((row) => row.wanted);
+    if (handled.length > 0) await this.handler.handle(handled.map((row) => this.store.toStoredEvent(row, this.handler.bodies)), tx);
     await tx.query(
       `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
        VALUES ($1, $2::xid8, $3, now())

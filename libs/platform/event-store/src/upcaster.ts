@@ -20,3 +20,8 @@ export function upcast(
     schemaVersion += 1;
   }
 }
+
+/** Whether an event stored as `type` at `schemaVersion` is read as another shape (an upcaster starts there). */
+export function isUpcast(upcasters: readonly Upcaster[], type: string, schemaVersion: number): boolean {
+  return upcasters.some((u) => u.type === type && u.fromVersion === schemaVersion);
+}

@@ -1,4 +1,4 @@
-import { upcast, type Upcaster } from './upcaster';
+import { isUpcast, upcast, type Upcaster } from './upcaster';
 
 interface NameV1 {
   name: string;
@@ -85,5 +85,17 @@ describe('upcast', () => {
     expect(first).toHaveBeenCalledWith({ name: 'Ada Lovelace' });
     expect(second).toHaveBeenCalledTimes(1);
     expect(second).toHaveBeenCalledWith({ first: 'Ada', last: 'Lovelace' });
+  });
+});
+
+describe('isUpcast', () => {
+  it('is true only where an upcaster starts: that type at that version', () => {
+    const upcasters = [splitName, addTitle, counterV1];
+    expect(isUpcast(upcasters, 'PersonRegistered', 1)).toBe(true);
+    expect(isUpcast(upcasters, 'PersonRegistered', 2)).toBe(true);
+    expect(isUpcast(upcasters, 'PersonRegistered', 3)).toBe(false);
+    expect(isUpcast(upcasters, 'CounterIncremented', 2)).toBe(false);
+    expect(isUpcast(upcasters, 'Other', 1)).toBe(false);
+    expect(isUpcast([], 'PersonRegistered', 1)).toBe(false);
   });
 });

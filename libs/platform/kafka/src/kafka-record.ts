@@ -1,6 +1,11 @@
 import type { IHeaders, KafkaMessage } from 'kafkajs';
 
-/** A record to produce: the value is JSON-encoded by the producer. */
+/** A value that is JSON text already: the producer sends it as it is. */
+export class EncodedJson {
+  constructor(readonly text: string) {}
+}
+
+/** A record to produce: the value is JSON-encoded by the producer (unless it is `EncodedJson`). */
 export interface OutgoingRecord {
   key: string;
   value: unknown;

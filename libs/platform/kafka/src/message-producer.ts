@@ -1,7 +1,7 @@
 import { CompressionTypes, type Message, type Producer, type TopicMessages } from 'kafkajs';
 import { keyPartitioner } from './key-partitioner';
 import type { KafkaConnection } from './kafka-connection';
-import type { OutgoingRecord } from './kafka-record';
+import { EncodedJson, type OutgoingRecord } from './kafka-record';
 
 interface PendingSend {
   topic: string;
@@ -57,7 +57,7 @@ export class MessageProducer {
     await this.connect();
     let bytes = 0;
     const messages = records.map((r) => {
-      const value = JSON.stringify(r.value);
+      const value = r.value instanceof EncodedJson ? r.value.text : JSON.stringify(r.value);
       bytes += value.length;
       return { key: r.key, value, headers: r.headers };
     });

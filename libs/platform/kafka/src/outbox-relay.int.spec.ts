@@ -27,6 +27,9 @@ let kafka: KafkaConnection;
 let producer: MessageProducer;
 let recorder: TopicRecorder;
 
+/** The topic of the relay with a public shape (its own checkpoint). */
+const SHAPED_TOPIC = 'events-shaped';
+
 /** A topic whose records may hold at most 4 KiB: an operator mistake the relay must survive. */
 const SMALL_TOPIC = { name: 'events-small', partitions: 3, retentionMs: -1, maxMessageBytes: 4096 };
 
@@ -58,9 +61,9 @@ beforeAll(async () => {
   ds = await openTestDataSource();
   await runMigrations(ds, schema, eventStoreSchema);
   kafka = testKafka(uniqueName('it_outbox'));
-  await ensureTopics(kafka, [eventTopic('events'), SMALL_TOPIC]);
+  await ensureTopics(kafka, [eventTopic('events'), eventTopic(SHAPED_TOPIC), SMALL_TOPIC]);
   producer = new MessageProducer(kafka);
-  recorder = await new TopicRecorder(kafka, ['events', SMALL_TOPIC.name]).start();
+  recorder = await new TopicRecorder(kafka, ['events', SHAPED_TOPIC, SMALL_TOPIC.name]).start();
 });
 
 afterAll(async () => {
@@ -112,6 +115,51 @@ describe('OutboxRelay following the log', () => {
       const positions = ofStream.sort((a, b) => Number(a.offset) - Number(b.offset)).map((r) => jsonOf<StoredEvent>(r).streamPosition);
       expect(positions).toEqual(streamId === streams[0] ? [1, 2, 3, 4, 5, 6] : [1, 2, 3, 4]);
     }
+  });
+
+  it('passes bodies on as stored, reshapes only the types its shape names, keeps private what it refuses, and publishes upcast bodies', async () => {
+    const streamId = `order-${randomUUID()}`;
+    await store.append(
+      ds,
+      [
+        {
+          streamId,
+          expectedVersion: 0,
+          events: [
+            { type: 'Secret', schemaVersion: 1, data: { n: 1, pin: '1234' } },
+            { type: 'Hidden', schemaVersion: 1, data: { n: 2 } },
+            { type: 'Renamed', schemaVersion: 1, data: { name: 'Ada' } },
+            ticked(4, { text: 'line\nbreak "quoted" \u00e9' }),
+          ],
+        },
+      ],
+      metadata(5),
+    );
+    const upcasting = new EventStore(schema, [{ type: 'Renamed', fromVersion: 1, upcast: (data) => ({ fullName: (data as { name: string }).name }) }]);
+    const log = (await readLog()).filter((e) => e.streamId === streamId);
+    const relay = new OutboxRelay(producer, SHAPED_TOPIC, {
+      reshaped: ['Secret', 'Hidden'],
+      toPublic: (event) => {
+        if (event.type === 'Hidden') return null;
+        const { pin: _pin, ...data } = event.data as { n: number; pin: string };
+        return { ...withoutStoreFields(event), data };
+      },
+    });
+    const subscription = new EventSubscription(ds, upcasting, relay, testLogger(), { idleMs: 20 });
+    subscription.start();
+    try {
+      await eventually(async () => (recorder.of(SHAPED_TOPIC).filter((r) => r.key === streamId).length >= 3 ? true : undefined));
+    } finally {
+      await subscription.stop();
+    }
+
+    const records = recorder.of(SHAPED_TOPIC).filter((r) => r.key === streamId);
+    expect(records.map((r) => r.headers[MessageHeader.MessageType])).toEqual(['Secret', 'Renamed', 'Ticked']);
+    const [secret, renamed, tick] = records.map((r) => r.value?.toString() ?? '');
+    expect(JSON.parse(secret!)).toEqual({ ...withoutStoreFields(log[0]!), data: { n: 1 } });
+    expect(JSON.parse(renamed!)).toEqual({ ...withoutStoreFields(log[2]!), schemaVersion: 2, data: { fullName: 'Ada' } });
+    // Byte for byte what serialising the parsed event gives: subscribers cannot tell the difference.
+    expect(tick).toBe(JSON.stringify(withoutStoreFields(log[3]!)));
   });
 
   it('keeps its checkpoint while the broker refuses a batch, then publishes everything at least once, in order per stream', async () => {
