@@ -150,13 +150,7 @@ export class EventStore {
    * upcast and written back to text, so a text body is always of the current shape too.
    */
   toStoredEvent(row: EventRow, bodies: 'parsed' | 'text' = 'parsed'): StoredEvent {
-    let schemaVersion = row.schema_version;
-    let data = row.data;
-    if (bodies === 'parsed') ({ schemaVersion, data } = upcast(this.upcasters, { type: row.type, schemaVersion, data }));
-    else if (isUpcast(this.upcasters, row.type, schemaVersion)) {
-      ({ schemaVersion, data } = upcast(this.upcasters, { type: row.type, schemaVersion, data: JSON.parse(row.data as string) }));
-      data = JSON.stringify(data);
-    }
+    const { schemaVersion, data } = bodies === 'parsed' ? upcast(this.upcasters, { type: row.type, schemaVersion: row.schema_version, data: row.data }) : this.upcastText(row);
     return {
       eventId: row.event_id,
       type: row.type,
@@ -171,6 +165,13 @@ export class EventStore {
       traceparent: row.metadata.traceparent ?? null,
       data,
     };
+  }
+
+  /** A text body as stored, or, when an upcaster starts at its version, parsed, upcast and written back. */
+  private upcastText(row: EventRow): { schemaVersion: number; data: unknown } {
+    if (!isUpcast(this.upcasters, row.type, row.schema_version)) return { schemaVersion: row.schema_version, data: row.data };
+    const upcasted = upcast(this.upcasters, { type: row.type, schemaVersion: row.schema_version, data: JSON.parse(row.data as string) });
+    return { schemaVersion: upcasted.schemaVersion, data: JSON.stringify(upcasted.data) };
   }
 }
 

@@ -29,4 +29,7 @@ export interface EventRow {
  */
 export const OCCURRED_AT_ISO = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-export const EVENT_COLUMNS = `global_position, transaction_id::text AS transaction_id, event_id, stream_id, stream_position, type, schema_version, data, metadata, ${OCCURRED_AT_ISO} AS occurred_at`;
+/** An event's identity and place in the log: what a reader needs even of an event it passes over. */
+export const EVENT_PLACE_COLUMNS = 'global_position, transaction_id::text AS transaction_id, event_id, stream_id, stream_position, type, schema_version';
+
+export const EVENT_COLUMNS = `${EVENT_PLACE_COLUMNS}, data, metadata, ${OCCURRED_AT_ISO} AS occurred_at`;
