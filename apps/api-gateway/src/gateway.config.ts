@@ -42,6 +42,14 @@ export class GatewayConfig extends PlatformConfig {
   @IsKeyring()
   MESSAGE_SEALING_KEYS = '';
 
+  /**
+   * How long the gateway may reuse an API key's admission (its account, sub-account and rate limit)
+   * without reading it again. Revocations and rate-limit changes end them on every replica when
+   * they commit; this bounds an entry's life on top of that. 0: every request reads the database.
+   */
+  @IsInt() @Min(0) @Max(3_600_000)
+  API_KEY_CACHE_MS = 60_000;
+
   /** Hashes presented verification codes before they cross Kafka; the verification service's keyring. */
   @IsKeyring()
   VERIFY_CODE_HASH_KEYS = '';

@@ -3,9 +3,11 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type On
 import { APP_FILTER } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { CommandBus, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
-import { LOGGER, PlatformModule, StartDeadline } from '@seed/platform-nest';
+import { LOGGER, PlatformModule, ServiceSchema, StartDeadline } from '@seed/platform-nest';
+import { AccessChangeListener, accessChannel } from './accounts/access-changes';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { ApiKeyGuard } from './accounts/api-key.guard';
+import { KeyAccessCache } from './accounts/key-access-cache';
 import { AdminTokenGuard } from './admin/admin-token.guard';
 import { AdminController } from './admin/admin.controller';
 import { AgentCommands } from './agent/agent-commands';
@@ -24,10 +26,15 @@ import { RequestRateLimits } from './rate-limit/request-rate-limits';
 import { WebhookCommandTopic } from './webhooks/webhook-command-topic';
 import { WebhooksController } from './webhooks/webhooks.controller';
 
+/** API key admissions a replica keeps at most (KeyAccessCache). */
+const KEY_CACHE_ENTRIES = 10_000;
+
 @Module({})
 export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly bus: CommandBus,
+    private readonly accessChanges: AccessChangeListener,
+    private readonly config: GatewayConfig,
     private readonly deadline: StartDeadline,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -50,6 +57,12 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
             }),
           inject: [KafkaConnection, MessageProducer],
         },
+        { provide: KeyAccessCache, useValue: new KeyAccessCache({ ttlMs: config.API_KEY_CACHE_MS, maxEntries: KEY_CACHE_ENTRIES }) },
+        {
+          provide: AccessChangeListener,
+          useFactory: (cache: KeyAccessCache, schema: ServiceSchema) => new AccessChangeListener(config.DATABASE_URL, accessChannel(schema.name), cache, logger),
+          inject: [KeyAccessCache, ServiceSchema],
+        },
         AccountsRepository,
         ApiKeyGuard,
         RequestRateLimits,
@@ -65,9 +78,11 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     await this.deadline.retry('kafka: reply consumer', () => this.bus.start());
     this.logger.info('command bus ready');
+    // In the background: until it listens, every request reads its key from the database.
+    if (this.config.API_KEY_CACHE_MS > 0) this.accessChanges.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.bus.stop();
+    await Promise.all([this.bus.stop(), this.accessChanges.stop()]);
   }
 }

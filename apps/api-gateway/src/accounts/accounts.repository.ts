@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { quoteSchema, rowsOf } from '@seed/platform-event-store';
+import { quoteSchema } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
+import { accessChannel } from './access-changes';
 import { generateApiKey, hashApiKey, type NewApiKey } from './api-key';
+import { KeyAccessCache } from './key-access-cache';
 
 export interface KeyAccess {
   accountId: string;
@@ -20,12 +22,16 @@ export class UnknownAccountError extends Error {}
 @Injectable()
 export class AccountsRepository {
   private readonly s: string;
+  /** Where account changes that end cached admissions are announced (access-changes.ts). */
+  private readonly channel: string;
 
   constructor(
     private readonly dataSource: DataSource,
     schema: ServiceSchema,
+    private readonly cache: KeyAccessCache,
   ) {
     this.s = quoteSchema(schema.name);
+    this.channel = accessChannel(schema.name);
   }
 
   async createAccount(accountId: string): Promise<{ subAccountId: string; key: NewApiKey }> {
@@ -76,28 +82,47 @@ export class AccountsRepository {
     return key;
   }
 
-  /** True when an active key was revoked; it stops working with the next request. */
+  /**
+   * True when an active key was revoked; it stops working with the next request on every gateway
+   * replica (the notification, sent when the update commits, clears their key caches).
+   */
   async revokeApiKey(accountId: string, apiKeyId: string): Promise<boolean> {
-    const rows = await this.dataSource.query(
-      `UPDATE ${this.s}.api_keys SET revoked_at = now()
-        WHERE account_id = $1 AND api_key_id = $2 AND revoked_at IS NULL RETURNING api_key_id`,
-      [accountId, apiKeyId],
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH revoked AS (
+         UPDATE ${this.s}.api_keys SET revoked_at = now()
+          WHERE account_id = $1 AND api_key_id = $2 AND revoked_at IS NULL RETURNING api_key_id
+       )
+       SELECT api_key_id, pg_notify($3, '') FROM revoked`,
+      [accountId, apiKeyId, this.channel],
     );
-    return rowsOf(rows).length > 0;
+    return rows.length > 0;
   }
 
-  /** One indexed lookup per request: no cache, so a revoked key is refused at once. */
+  /**
+   * The key's account, whether it owns the sub-account, and its rate limit: one indexed lookup, or
+   * none when this replica admitted the same key for the same sub-account lately (KeyAccessCache;
+   * revocations and rate-limit changes clear it when they commit).
+   */
   async accessOf(apiKey: string, subAccountId: string | null): Promise<KeyAccess | null> {
+    const keyHash = hashApiKey(apiKey);
+    const sub = subAccountId ?? '';
+    const cached = this.cache.get(keyHash, sub);
+    if (cached) return cached;
+    const generation = this.cache.generation;
     const rows: { account_id: string; owns: boolean; requests_per_second: number | null }[] = await this.dataSource.query(
       `SELECT k.account_id, s.sub_account_id IS NOT NULL AS owns, a.requests_per_second
          FROM ${this.s}.api_keys k
          JOIN ${this.s}.accounts a ON a.account_id = k.account_id
          LEFT JOIN ${this.s}.sub_accounts s ON s.account_id = k.account_id AND s.sub_account_id = $2
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [hashApiKey(apiKey), subAccountId ?? ''],
+      [keyHash, sub],
     );
     const row = rows[0];
-    return row ? { accountId: row.account_id, ownsSubAccount: row.owns, requestsPerSecond: row.requests_per_second } : null;
+    if (!row) return null;
+    const access: KeyAccess = { accountId: row.account_id, ownsSubAccount: row.owns, requestsPerSecond: row.requests_per_second };
+    // Only admissions: a refusal is asked again, so a sub-account created a moment ago works at once.
+    if (sub === '' || access.ownsSubAccount) this.cache.fill(keyHash, sub, access, generation);
+    return access;
   }
 
   /** The account's own request rate limit (null: the gateway's default); undefined for an unknown account. */
@@ -111,11 +136,15 @@ export class AccountsRepository {
 
   /** Sets (or with null clears) the account's own request rate limit; false for an unknown account. */
   async setRateLimit(accountId: string, requestsPerSecond: number | null): Promise<boolean> {
-    const rows = await this.dataSource.query(
-      `UPDATE ${this.s}.accounts SET requests_per_second = $2 WHERE account_id = $1 RETURNING account_id`,
-      [accountId, requestsPerSecond],
+    // Cached admissions carry the limit: the notification clears them when the change commits.
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH changed AS (
+         UPDATE ${this.s}.accounts SET requests_per_second = $2 WHERE account_id = $1 RETURNING account_id
+       )
+       SELECT account_id, pg_notify($3, '') FROM changed`,
+      [accountId, requestsPerSecond, this.channel],
     );
-    return rowsOf(rows).length > 0;
+    return rows.length > 0;
   }
 
   private async requireAccount(accountId: string): Promise<void> {

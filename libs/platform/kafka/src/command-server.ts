@@ -107,7 +107,9 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
 
   private async handleRecord(record: IncomingRecord): Promise<void> {
     const command = parseCommand(record);
-    const handler = this.getHandlerByPattern(command.type);
+    // The handlers' patterns are plain strings, their own routes: Nest's getHandlerByPattern would
+    // first try JSON.parse on the type and build the exception it throws, for every command.
+    const handler = this.messageHandlers.get(command.type) ?? this.getHandlerByPattern(command.type);
     if (!handler) throw new PermanentMessageError(`no handler for command type ${command.type}`);
     const received = record.headers[MessageHeader.Traceparent] ?? null;
     // The handling is a span of the sender's trace; what it appends and sends carries this span on.
