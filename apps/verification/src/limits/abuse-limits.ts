@@ -1,4 +1,4 @@
-import { quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
+import { quoteSchema, type SqlExecutor, type StatementParams } from '@seed/platform-event-store';
 
 export interface AbuseLimitSettings {
   perDestinationPerHour: number;
@@ -45,25 +45,33 @@ export class AbuseLimits {
     this.table = `${quoteSchema(schema)}.sms_sends`;
   }
 
-  /** Throws AbuseLimitError when one more SMS to `send.msisdn` at `now` is over a limit. */
-  async check(db: SqlExecutor, send: CountedSend, now: Date): Promise<void> {
-    const perDestination = await this.window(db, 'account_id = $1 AND msisdn = $2', [send.accountId, send.msisdn], now, HOUR_MS, this.settings.perDestinationPerHour);
+  /**
+   * The two windows' blocking sends (the limit-th newest send within each; null when one more fits)
+   * as columns `destination_blocking` and `sub_account_blocking` of a statement that reads other
+   * things too: the generation reads everything it decides on in one round trip.
+   */
+  blockingColumns(params: StatementParams, send: CountedSend, now: Date): string {
+    const perDestination = this.blocking(params, `account_id = ${params.add(send.accountId)} AND msisdn = ${params.add(send.msisdn)}`, now, HOUR_MS, this.settings.perDestinationPerHour);
+    const perSubAccount = this.blocking(params, `sub_account_id = ${params.add(send.subAccountId)}`, now, MINUTE_MS, this.settings.perSubAccountPerMinute);
+    return `${perDestination} AS destination_blocking, ${perSubAccount} AS sub_account_blocking`;
+  }
+
+  /** Throws AbuseLimitError when one more SMS at `now` is over a limit, from what blockingColumns read. */
+  verdict(row: BlockingSends, now: Date): void {
+    const perDestination = retryAfter(row.destination_blocking, now, HOUR_MS);
     if (perDestination !== null) {
       throw new AbuseLimitError(`too many verification SMS to this number (at most ${this.settings.perDestinationPerHour} an hour)`, perDestination);
     }
-    const perSubAccount = await this.window(db, 'sub_account_id = $1', [send.subAccountId], now, MINUTE_MS, this.settings.perSubAccountPerMinute);
+    const perSubAccount = retryAfter(row.sub_account_blocking, now, MINUTE_MS);
     if (perSubAccount !== null) {
       throw new AbuseLimitError(`too many verification SMS for this sub-account (at most ${this.settings.perSubAccountPerMinute} a minute)`, perSubAccount);
     }
   }
 
-  async record(db: SqlExecutor, send: CountedSend, now: Date): Promise<void> {
-    await db.query(`INSERT INTO ${this.table} (account_id, sub_account_id, msisdn, sent_at) VALUES ($1, $2, $3, $4)`, [
-      send.accountId,
-      send.subAccountId,
-      send.msisdn,
-      now.toISOString(),
-    ]);
+  /** Counts one SMS: a statement to run with the generation's other writes (allInOne). */
+  recordStatement(params: StatementParams, send: CountedSend, now: Date): string {
+    return `INSERT INTO ${this.table} (account_id, sub_account_id, msisdn, sent_at)
+            VALUES (${params.add(send.accountId)}, ${params.add(send.subAccountId)}, ${params.add(send.msisdn)}, ${params.add(now.toISOString())})`;
   }
 
   /** Forgets sends older than the longest window. */
@@ -71,16 +79,21 @@ export class AbuseLimits {
     await db.query(`DELETE FROM ${this.table} WHERE sent_at < $1`, [new Date(now.getTime() - HOUR_MS).toISOString()]);
   }
 
-  /** Seconds until one more send fits in the window, or null when it fits now. */
-  private async window(db: SqlExecutor, where: string, values: string[], now: Date, windowMs: number, limit: number): Promise<number | null> {
-    // The send that must leave the window before one more fits: the limit-th newest.
-    const n = values.length;
-    const rows: { sent_at: Date | string }[] = await db.query(
-      `SELECT sent_at FROM ${this.table} WHERE ${where} AND sent_at > $${n + 1} ORDER BY sent_at DESC OFFSET $${n + 2} LIMIT 1`,
-      [...values, new Date(now.getTime() - windowMs).toISOString(), limit - 1],
-    );
-    const blocking = rows[0];
-    if (!blocking) return null;
-    return Math.max(1, Math.ceil((new Date(blocking.sent_at).getTime() + windowMs - now.getTime()) / 1000));
+  /** The send that must leave the window before one more fits: the limit-th newest. */
+  private blocking(params: StatementParams, where: string, now: Date, windowMs: number, limit: number): string {
+    return `(SELECT sent_at FROM ${this.table} WHERE ${where} AND sent_at > ${params.add(new Date(now.getTime() - windowMs).toISOString())}
+              ORDER BY sent_at DESC OFFSET ${params.add(limit - 1)} LIMIT 1)`;
   }
+}
+
+/** What blockingColumns read. */
+export interface BlockingSends {
+  destination_blocking: Date | string | null;
+  sub_account_blocking: Date | string | null;
+}
+
+/** Seconds until one more send fits in the window, or null when it fits now. */
+function retryAfter(blocking: Date | string | null, now: Date, windowMs: number): number | null {
+  if (blocking === null) return null;
+  return Math.max(1, Math.ceil((new Date(blocking).getTime() + windowMs - now.getTime()) / 1000));
 }

@@ -10,3 +10,4 @@ export * from './stored-event';
 export * from './upcaster';
 export * from './wakeable-pause';
 export * from './claim-bench';
+export * from './combined-statement';

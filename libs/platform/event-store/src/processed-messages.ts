@@ -1,3 +1,4 @@
+import type { StatementParams } from './combined-statement';
 import { quoteSchema, type SqlExecutor } from './sql-executor';
 
 /**
@@ -17,6 +18,16 @@ export class ProcessedMessages {
       messageId,
     ]);
     return rows[0] ?? null;
+  }
+
+  /** `find` as a column (`result`, or null) of a statement that reads other things too. */
+  findColumn(params: StatementParams, consumer: string, messageId: string): string {
+    return `(SELECT result FROM ${this.table} WHERE consumer = ${params.add(consumer)} AND message_id = ${params.add(messageId)})`;
+  }
+
+  /** `record` as a statement to run with others (allInOne). */
+  recordStatement(params: StatementParams, consumer: string, messageId: string, result: unknown): string {
+    return `INSERT INTO ${this.table} (consumer, message_id, result) VALUES (${params.add(consumer)}, ${params.add(messageId)}, ${params.add(JSON.stringify(result ?? null))}::jsonb)`;
   }
 
   /** Throws a unique violation if another transaction recorded the same message first. */
