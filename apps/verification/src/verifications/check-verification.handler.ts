@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { CommandReply } from '@seed/contracts';
-import type { SqlExecutor } from '@seed/platform-event-store';
+import { ConcurrencyError, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { SubscriptionRegistry } from '@seed/platform-nest';
 import type { CheckVerificationCommand, CheckVerificationData, VerificationView } from '@seed/verification-contracts';
@@ -13,9 +13,10 @@ import { VerificationStore } from './verification-store';
 
 /**
  * `GET /verify/v2/{subAccountId}/{uid}[?code=]`. Without a code it only reads the stream (nothing is
- * written, expiry is computed). With a code it decides under the stream's lock, so parallel
- * validations of one uid are decided one after the other: no attempt is counted twice and nothing
- * is verified after FAILED. A redelivered command is recognised by its id in the stream (the
+ * written, expiry is computed). With a code it decides on the stream as read and appends at the
+ * version read; when another writer came first, it decides again under the stream's lock, so
+ * parallel validations of one uid are decided one after the other: no attempt is counted twice and
+ * nothing is verified after FAILED. A redelivered command is recognised by its id in the stream (the
  * causation of the events it decided) and answered with the verification as it stands. A
  * validation older than the gateway's wait is not decided (503).
  */
@@ -39,24 +40,42 @@ export class CheckVerificationHandler {
     const stale = staleCommandReply(command.issuedAt, this.maxCommandAgeMs);
     if (stale) return stale;
     const appended: string[] = [];
-    const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context, appended)));
+    const reply = await replyOf(async () => {
+      try {
+        // Most validations of a uid come one at a time: read, decide, append at the version read,
+        // each a statement of its own (two round trips). Another writer in between makes the
+        // append fail, and the check is decided again under the stream's lock (five), where
+        // parallel validations queue instead of conflicting again and again.
+        return await this.decide(this.dataSource.manager, command, context, appended);
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError)) throw error;
+        appended.length = 0;
+        return this.dataSource.transaction(async (tx) => {
+          await this.verifications.lock(tx, data.uid);
+          return this.decide(tx, command, context, appended);
+        });
+      }
+    });
     if (reply.ok) this.subscriptions.wakeFor(appended);
     return reply;
   }
 
-  /** Decides the check; the types of the events it appends go into `appended` (who to wake). */
-  private async decide(tx: SqlExecutor, command: CheckVerificationCommand, context: CommandContext, appended: string[]): Promise<VerificationView> {
+  /**
+   * Decides the check on the stream as read, appending at the version read (a ConcurrencyError
+   * when another writer came first); the types of the events it appends go into `appended` (who
+   * to wake).
+   */
+  private async decide(db: SqlExecutor, command: CheckVerificationCommand, context: CommandContext, appended: string[]): Promise<VerificationView> {
     const { data } = command;
     const code = data.code;
     if (code === undefined) throw new Error('a check without a code is a read');
-    await this.verifications.lock(tx, data.uid);
     const now = new Date();
-    const loaded = await this.verifications.load(tx, data.uid);
+    const loaded = await this.verifications.load(db, data.uid);
     const state = ownedBy(data, loaded.state);
     // A redelivered command (its events are the stream's, caused by its id) is not decided again.
     if (loaded.causes.has(command.commandId)) return viewOf(state, now);
     const events = decideVerification({ type: 'CheckCode', codeLength: code.length, matches: this.secrets.matches(state.started, code), now }, state);
-    await this.verifications.append(tx, data.uid, loaded.version, events, {
+    await this.verifications.append(db, data.uid, loaded.version, events, {
       correlationId: context.correlationId,
       causationId: command.commandId,
       traceparent: context.traceparent,
