@@ -95,6 +95,8 @@ export class AccountsRepository {
        SELECT api_key_id, pg_notify($3, '') FROM revoked`,
       [accountId, apiKeyId, this.channel],
     );
+    // This replica's own cache at once, before its answer: the notification reaches it a moment later.
+    this.cache.clear();
     return rows.length > 0;
   }
 
@@ -144,6 +146,7 @@ export class AccountsRepository {
        SELECT account_id, pg_notify($3, '') FROM changed`,
       [accountId, requestsPerSecond, this.channel],
     );
+    this.cache.clear();
     return rows.length > 0;
   }
 
