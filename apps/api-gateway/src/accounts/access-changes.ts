@@ -33,6 +33,8 @@ export class AccessChangeListener {
   private stopped = false;
   private checker: NodeJS.Timeout | undefined;
   private reconnect: NodeJS.Timeout | undefined;
+  /** Not listening since the last warning (start-up counts as listening, so its first failure is logged). */
+  private deaf = false;
 
   constructor(
     private readonly databaseUrl: string,
@@ -75,6 +77,7 @@ export class AccessChangeListener {
       return;
     }
     this.client = client;
+    this.deaf = false;
     this.cache.enable();
     this.checker = setInterval(() => void this.check(client), CHECK_EVERY_MS);
     this.checker.unref();
@@ -105,7 +108,9 @@ export class AccessChangeListener {
     this.cache.disable();
     client.end().catch(() => undefined);
     if (this.stopped) return;
-    this.logger.warn({ err: error, channel: this.channel }, 'not listening for account changes; API key cache off until listening again');
+    // Once per outage, not once per attempt: a database that is down is retried every second.
+    if (!this.deaf) this.logger.warn({ err: error, channel: this.channel }, 'not listening for account changes; API key cache off until listening again');
+    this.deaf = true;
     this.reconnect = setTimeout(() => void this.connect(), RECONNECT_AFTER_MS);
     this.reconnect.unref();
   }
