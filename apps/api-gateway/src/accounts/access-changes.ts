@@ -33,6 +33,8 @@ export class AccessChangeListener {
   private stopped = false;
   private checker: NodeJS.Timeout | undefined;
   private reconnect: NodeJS.Timeout | undefined;
+  /** Connections already given up. */
+  private readonly given = new WeakSet<Client>();
   /** Not listening since the last warning (start-up counts as listening, so its first failure is logged). */
   private deaf = false;
 
@@ -60,8 +62,9 @@ export class AccessChangeListener {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    // Named after its channel, so that operators (and tests) can tell these connections apart.
-    const client = new Client({ connectionString: this.databaseUrl, keepAlive: true, application_name: `gateway ${this.channel}` });
+    // Named after its channel, so that operators (and tests) can tell these connections apart; a
+    // statement unanswered within CHECK_EVERY_MS fails (node-postgres's query_timeout).
+    const client = new Client({ connectionString: this.databaseUrl, keepAlive: true, application_name: `gateway ${this.channel}`, query_timeout: CHECK_EVERY_MS });
     client.on('notification', () => this.cache.clear());
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
@@ -86,23 +89,13 @@ export class AccessChangeListener {
 
   /** A connection cut without a word (no FIN, no error) would otherwise leave the cache on, deaf. */
   private async check(client: Client): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer on the listening connection within ${CHECK_EVERY_MS} ms`)), CHECK_EVERY_MS);
-    });
-    try {
-      await Promise.race([client.query('SELECT 1'), late]);
-    } catch (error) {
-      this.lost(client, error);
-    } finally {
-      clearTimeout(timer);
-    }
+    await client.query('SELECT 1').catch((error: unknown) => this.lost(client, error));
   }
 
   private lost(client: Client, error?: unknown): void {
     // Each connection is given up once (an error is followed by its end).
-    if (lost.has(client)) return;
-    lost.add(client);
+    if (this.given.has(client)) return;
+    this.given.add(client);
     if (this.client === client) this.client = undefined;
     clearInterval(this.checker);
     this.cache.disable();
@@ -115,5 +108,3 @@ export class AccessChangeListener {
     this.reconnect.unref();
   }
 }
-
-const lost = new WeakSet<Client>();

@@ -48,8 +48,8 @@ export class CheckVerificationHandler {
         // parallel validations queue instead of conflicting again and again.
         return await this.decide(this.dataSource.manager, command, context, appended);
       } catch (error) {
+        // Nothing was appended (appended is filled after an append succeeds).
         if (!(error instanceof ConcurrencyError)) throw error;
-        appended.length = 0;
         return this.dataSource.transaction(async (tx) => {
           await this.verifications.lock(tx, data.uid);
           return this.decide(tx, command, context, appended);

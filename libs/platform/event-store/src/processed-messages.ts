@@ -1,4 +1,4 @@
-import type { StatementParams } from './combined-statement';
+import { StatementParams } from './combined-statement';
 import { quoteSchema, type SqlExecutor } from './sql-executor';
 
 /**
@@ -32,10 +32,7 @@ export class ProcessedMessages {
 
   /** Throws a unique violation if another transaction recorded the same message first. */
   async record(db: SqlExecutor, consumer: string, messageId: string, result: unknown): Promise<void> {
-    await db.query(`INSERT INTO ${this.table} (consumer, message_id, result) VALUES ($1, $2, $3::jsonb)`, [
-      consumer,
-      messageId,
-      JSON.stringify(result ?? null),
-    ]);
+    const params = new StatementParams();
+    await db.query(this.recordStatement(params, consumer, messageId, result), params.values);
   }
 }
