@@ -87,17 +87,11 @@ export class AccountsRepository {
    * replica (the notification, sent when the update commits, clears their key caches).
    */
   async revokeApiKey(accountId: string, apiKeyId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `WITH revoked AS (
-         UPDATE ${this.s}.api_keys SET revoked_at = now()
-          WHERE account_id = $1 AND api_key_id = $2 AND revoked_at IS NULL RETURNING api_key_id
-       )
-       SELECT api_key_id, pg_notify($3, '') FROM revoked`,
-      [accountId, apiKeyId, this.channel],
+    return this.updateAndAnnounce(
+      `UPDATE ${this.s}.api_keys SET revoked_at = now()
+        WHERE account_id = $1 AND api_key_id = $2 AND revoked_at IS NULL RETURNING api_key_id`,
+      [accountId, apiKeyId],
     );
-    // This replica's own cache at once, before its answer: the notification reaches it a moment later.
-    this.cache.clear();
-    return rows.length > 0;
   }
 
   /**
@@ -139,13 +133,23 @@ export class AccountsRepository {
   /** Sets (or with null clears) the account's own request rate limit; false for an unknown account. */
   async setRateLimit(accountId: string, requestsPerSecond: number | null): Promise<boolean> {
     // Cached admissions carry the limit: the notification clears them when the change commits.
-    const rows: unknown[] = await this.dataSource.query(
-      `WITH changed AS (
-         UPDATE ${this.s}.accounts SET requests_per_second = $2 WHERE account_id = $1 RETURNING account_id
-       )
-       SELECT account_id, pg_notify($3, '') FROM changed`,
-      [accountId, requestsPerSecond, this.channel],
-    );
+    return this.updateAndAnnounce(`UPDATE ${this.s}.accounts SET requests_per_second = $2 WHERE account_id = $1 RETURNING account_id`, [
+      accountId,
+      requestsPerSecond,
+    ]);
+  }
+
+  /**
+   * Runs an UPDATE ... RETURNING that ends cached admissions, notifying every replica's listener
+   * in the same statement for each row it changed (so the notification goes out when it commits);
+   * true when it changed a row.
+   */
+  private async updateAndAnnounce(update: string, values: unknown[]): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`WITH changed AS (${update}) SELECT pg_notify($${values.length + 1}, '') FROM changed`, [
+      ...values,
+      this.channel,
+    ]);
+    // This replica's own cache at once, before its answer: the notification reaches it a moment later.
     this.cache.clear();
     return rows.length > 0;
   }
