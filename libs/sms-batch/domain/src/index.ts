@@ -7,3 +7,8 @@ export * from './message-lifecycle.decider';
 export * from './carrier-message-id';
 export * from './delivery-receipt';
 export * from './smpp-submit';
+export * from './routing/carrier-url';
+export * from './routing/routing-config.error';
+export * from './routing/routing-config.validation';
+export * from './routing/routing-config.decider';
+export * from './routing/routing-table.view';
