@@ -1,5 +1,5 @@
 import type { StoredEvent } from '@seed/platform-event-store';
-import { toPublicSmsBatchEvent } from './public-events';
+import { SMS_BATCH_PUBLIC_SHAPE, toPublicSmsBatchEvent } from './public-events';
 
 const stored = (type: string, data: object): StoredEvent => ({
   eventId: '0190f1a2-0000-7000-8000-000000000001',
@@ -22,6 +22,15 @@ describe('toPublicSmsBatchEvent', () => {
     expect(published.data).toEqual({ umid: 'u', text: 'Your code is ******' });
     expect(JSON.stringify(published)).not.toContain('sealed.v1');
     expect(published).not.toHaveProperty('transactionId');
+  });
+
+  it('publishes a carrier without its sealed password', () => {
+    const carrier = { carrierId: 'a', host: 'smsc.example', systemId: 'seed', sealedPassword: 'sealed.v1.k1.iv.body', binds: 2 };
+    const published = toPublicSmsBatchEvent({ ...stored('CarrierConfigured', carrier), streamId: 'routing-config' });
+    expect(published.data).toEqual({ carrierId: 'a', host: 'smsc.example', systemId: 'seed', binds: 2 });
+    expect(JSON.stringify(published)).not.toContain('sealed.v1');
+    // The relay passes the bodies of types it is not told of on unparsed: it must be told of this one.
+    expect(SMS_BATCH_PUBLIC_SHAPE.reshaped).toEqual(expect.arrayContaining(['MessageQueued', 'CarrierConfigured']));
   });
 
   it('publishes every other event as it is stored, without the store fields', () => {

@@ -7,6 +7,8 @@ import { smsBatchService } from './sms-batch.service';
 import { FollowerThread } from './followers/follower-thread';
 import { registerSmsBatchFollowers } from './followers/sms-batch-followers';
 import { MessageQueriesHandler } from './queries/message-queries.handler';
+import { CarrierPasswords } from './routing-config/carrier-passwords';
+import { RoutingConfigHandler } from './routing-config/routing-config.handler';
 import { SealedTexts } from './sealed-texts';
 import { SendingModule } from './sending/sending.module';
 import { SubmitBatchHandler } from './submit-batch/submit-batch.handler';
@@ -29,9 +31,10 @@ export class SmsBatchModule implements OnModuleInit {
     return {
       module: SmsBatchModule,
       imports: [PlatformModule.forService(smsBatchService, config, logger), SendingModule.register(config)],
-      controllers: [SubmitBatchHandler, MessageQueriesHandler],
+      controllers: [SubmitBatchHandler, MessageQueriesHandler, RoutingConfigHandler],
       providers: [
         { provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) },
+        { provide: CarrierPasswords, useValue: new CarrierPasswords(config.MESSAGE_SEALING_KEYS) },
         { provide: FOLLOWERS_PLACEMENT, useValue: followers },
         ...(followers === 'thread' ? [FollowerThread] : []),
       ],
