@@ -12,17 +12,41 @@ export class SmsBatchConfig extends PlatformConfig {
   @IsBoolean()
   FOLLOWER_THREAD = true;
 
-  /** The carrier: `smpp://system_id:password@host:port`. Empty: messages stay queued (nothing is sent). */
-  @Matches(/^(smpp:\/\/[^@/]+@[^/:]+(:\d+)?)?$/, { message: 'SMPP_URL must be smpp://system_id:password@host:port' })
+  /**
+   * The carrier `default`: `smpp://system_id:password@host:port` (or `smpps://` over TLS), with a
+   * catch-all route to it while no route is configured. Empty: only carriers configured through
+   * the admin API (none: messages stay queued).
+   */
+  @Matches(/^(smpps?:\/\/[^@/]+@[^/:]+(:\d+)?)?$/, { message: 'SMPP_URL must be smpp://system_id:password@host:port or smpps://...' })
   SMPP_URL = '';
 
   /** submit_sm awaiting their response at once, per session. */
   @IsInt() @Min(1) @Max(1000)
   SMPP_WINDOW = 100;
 
-  /** SMPP sessions (binds) each replica keeps to the carrier; the carrier's limit on binds per system_id caps replicas x binds. */
-  @IsInt() @Min(1) @Max(32)
+  /**
+   * Sessions (binds) the `default` carrier allows in total, across every sms-batch replica: they
+   * are spread over the live replicas (a replica with none routes its messages to the others).
+   * Carriers configured through the admin API state their own `binds`.
+   */
+  @IsInt() @Min(1) @Max(64)
   SMPP_BINDS = 1;
+
+  /** How often a replica renews its bind leases, re-reads the routing table and re-spreads the binds. */
+  @IsInt() @Min(100) @Max(10_000)
+  CARRIER_TICK_MS = 1000;
+
+  /** A bind lease not renewed for this long is free for another replica (a dead replica's sessions move after it). */
+  @IsInt() @Min(1000) @Max(120_000)
+  CARRIER_LEASE_MS = 5000;
+
+  /** How long a carrier that answered with throttling or temporary errors is routed around, when its route has another. */
+  @IsInt() @Min(100) @Max(600_000)
+  CARRIER_AVOID_MS = 5000;
+
+  /** This replica's name in the bind leases; empty: host name and process id. */
+  @IsString()
+  REPLICA_ID = '';
 
   @IsInt() @Min(1000) @Max(600_000)
   SMPP_ENQUIRE_LINK_MS = 30_000;

@@ -16,8 +16,28 @@ export const receiptAckSeconds = new Histogram({
 
 const submits = new Counter({
   name: 'sms_batch_smpp_submits_total',
-  help: 'submit_sm sent to the carrier, by how they ended: accepted, throttled, queue_full, temporary (other retried refusals), rejected (final), no_response (timeout or connection lost)',
-  labelNames: ['outcome'] as const,
+  help: 'submit_sm sent to a carrier, by carrier and how they ended: accepted, throttled, queue_full, temporary (other retried refusals), rejected (final), no_response (timeout or connection lost)',
+  labelNames: ['carrier', 'outcome'] as const,
+});
+
+const submitErrors = new Counter({
+  name: 'sms_batch_smpp_submit_errors_total',
+  help: 'submit_sm refused by a carrier, by carrier and command_status (0x00000058, ...)',
+  labelNames: ['carrier', 'status'] as const,
+});
+
+/** Seconds a carrier was avoided for throttling or temporary errors, summed by the replicas that saw them. */
+export const carrierThrottledSeconds = new Counter({
+  name: 'sms_batch_carrier_throttled_seconds_total',
+  help: 'Time a carrier was passed over because it answered with throttling or temporary errors, by carrier',
+  labelNames: ['carrier'] as const,
+});
+
+/** Routing decisions of the sender: a carrier chosen, no route, or nothing to send to yet (wait). */
+export const routeDecisions = new Counter({
+  name: 'sms_batch_route_decisions_total',
+  help: 'Routing decisions by route (catch-all: empty), carrier chosen (empty when none) and outcome: carrier, no_route, wait',
+  labelNames: ['route', 'carrier', 'outcome'] as const,
 });
 
 const submitSeconds = new Histogram({
@@ -28,18 +48,33 @@ const submitSeconds = new Histogram({
 
 const bindUp = new SampledGauge({
   name: 'sms_batch_smpp_bind_up',
-  help: 'Whether each SMPP session of this replica is bound to the carrier (1) or not (0), by session number (1..SMPP_BINDS)',
-  labelNames: ['bind'] as const,
+  help: 'Whether each SMPP session of this replica is bound to its carrier (1) or not (0), by carrier and session number on this replica',
+  labelNames: ['carrier', 'bind'] as const,
 });
 const windowInUse = new SampledGauge({
   name: 'sms_batch_smpp_window_in_use',
-  help: 'submit_sm of a session on the wire, awaiting their submit_sm_resp, by session number',
-  labelNames: ['bind'] as const,
+  help: 'submit_sm of a session on the wire, awaiting their submit_sm_resp, by carrier and session number',
+  labelNames: ['carrier', 'bind'] as const,
 });
 const windowSize = new SampledGauge({
   name: 'sms_batch_smpp_window_size',
-  help: 'Most submit_sm a session keeps on the wire at once (SMPP_WINDOW), by session number',
-  labelNames: ['bind'] as const,
+  help: 'Most submit_sm a session keeps on the wire at once (the carrier window), by carrier and session number',
+  labelNames: ['carrier', 'bind'] as const,
+});
+const boundSessions = new SampledGauge({
+  name: 'sms_batch_carrier_bound_sessions',
+  help: 'Sessions of this replica bound to each configured carrier (0: none here)',
+  labelNames: ['carrier'] as const,
+});
+const rateShare = new SampledGauge({
+  name: 'sms_batch_carrier_rate_share',
+  help: "This replica's share of the carrier's maxPerSecond, in submits per second (absent: no cap)",
+  labelNames: ['carrier'] as const,
+});
+const waitingForCap = new SampledGauge({
+  name: 'sms_batch_carrier_submits_waiting_for_cap',
+  help: "Submits held back by the carrier's throughput cap on this replica",
+  labelNames: ['carrier'] as const,
 });
 
 const THROTTLED = 0x58;
@@ -55,11 +90,12 @@ export function submitOutcomeLabel(outcome: SubmitOutcome): string {
 }
 
 /** Started when a submit_sm is written; called with how it ended. */
-export function submitObserver(): (outcome: SubmitOutcome) => void {
+export function submitObserver(carrier: string): (outcome: SubmitOutcome) => void {
   const stop = submitSeconds.startTimer();
   return (outcome) => {
     stop();
-    submits.inc({ outcome: submitOutcomeLabel(outcome) });
+    submits.inc({ carrier, outcome: submitOutcomeLabel(outcome) });
+    if (!outcome.ok && outcome.status >= 0) submitErrors.inc({ carrier, status: `0x${outcome.status.toString(16).toUpperCase().padStart(8, '0')}` });
   };
 }
 
@@ -69,14 +105,41 @@ export interface SessionWindow {
   window(): { inUse: number; size: number };
 }
 
-/** The sessions of the pool, numbered as in the logs (`bind`: 1..n); the function returned detaches them. */
-export function attachSessionMetrics(sessions: readonly SessionWindow[]): () => void {
+/** What the gauges need of a carrier's submit cap. */
+export interface CapReading {
+  rate(): number;
+  waiting(): number;
+}
+
+/** One carrier's sessions on this replica, as the gauges read them at each scrape. */
+export interface PoolReading {
+  readonly carrierId: string;
+  readonly limiter: CapReading;
+  sessionList(): readonly SessionWindow[];
+}
+
+/** Every carrier pool of this replica (read at every scrape); the function returned detaches them. */
+export function attachCarrierMetrics(pools: () => Iterable<PoolReading>): () => void {
   const each = (value: (session: SessionWindow) => number) => () =>
-    Promise.resolve(sessions.map((session, i): Reading<'bind'> => ({ labels: { bind: i + 1 }, value: value(session) })));
+    Promise.resolve(
+      [...pools()].flatMap((pool) =>
+        pool.sessionList().map((session, i): Reading<'carrier' | 'bind'> => ({ labels: { carrier: pool.carrierId, bind: i + 1 }, value: value(session) })),
+      ),
+    );
+  const one = (value: (pool: PoolReading) => number | null) => () =>
+    Promise.resolve(
+      [...pools()].flatMap((pool): Reading<'carrier'>[] => {
+        const v = value(pool);
+        return v === null ? [] : [{ labels: { carrier: pool.carrierId }, value: v }];
+      }),
+    );
   const detach = [
     bindUp.attach(each((session) => (session.isBound() ? 1 : 0))),
     windowInUse.attach(each((session) => session.window().inUse)),
     windowSize.attach(each((session) => session.window().size)),
+    boundSessions.attach(one((pool) => pool.sessionList().filter((session) => session.isBound()).length)),
+    rateShare.attach(one((pool) => (pool.limiter.rate() === Infinity ? null : pool.limiter.rate()))),
+    waitingForCap.attach(one((pool) => pool.limiter.waiting())),
   ];
   return () => detach.forEach((d) => d());
 }

@@ -1,32 +1,44 @@
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
-import { attachSessionMetrics } from './carrier.metrics';
 import type { SmppCarrier, SubmitOutcome } from './smpp-carrier';
-
-/** What the sender needs of the carrier: one session or several. */
-export interface Carrier {
-  start(): void;
-  isBound(): boolean;
-  waitUntilBound(timeoutMs: number): Promise<boolean>;
-  submit(part: SubmitSmPart, mayStillSend?: () => boolean): Promise<SubmitOutcome>;
-  stop(): Promise<void>;
-}
+import { SubmitRateLimiter } from './submit-rate-limiter';
 
 /**
- * `SMPP_BINDS` sessions of one replica to the carrier, used as one: a submit goes to the bound
- * session with the fewest submits waiting or on the wire, so one slow or re-binding session does
- * not hold the others back. Receipts arrive on whichever session the carrier chooses; each session
- * hands them to the same writer, which matches them by carrier id whoever submitted.
+ * This replica's sessions to one carrier, used as one: a submit goes to the bound session with the
+ * fewest submits waiting or on the wire, so one slow or re-binding session does not hold the
+ * others back, after the carrier's throughput cap lets it out. Sessions come and go as this replica
+ * gains and gives up bind slots. Receipts arrive on whichever session the carrier chooses; each
+ * session hands them to the same writer, which matches them by carrier id whoever submitted.
  */
-export class SmppCarrierPool implements Carrier {
-  private detachMetrics: (() => void) | undefined;
+export class SmppCarrierPool {
+  readonly limiter = new SubmitRateLimiter();
+  private readonly sessions: SmppCarrier[] = [];
 
-  constructor(private readonly sessions: readonly SmppCarrier[]) {
-    if (sessions.length === 0) throw new Error('a carrier pool needs at least one session');
+  constructor(readonly carrierId: string) {}
+
+  /** The sessions as they are now (the metrics read them at each scrape). */
+  sessionList(): readonly SmppCarrier[] {
+    return this.sessions;
   }
 
-  start(): void {
-    this.detachMetrics = attachSessionMetrics(this.sessions);
-    for (const session of this.sessions) session.start();
+  /** Starts a session under a slot this replica leases. */
+  add(session: SmppCarrier): void {
+    this.sessions.push(session);
+    session.start();
+  }
+
+  /** Closes a session (its submits on the wire may finish first, within `graceMs`). */
+  async remove(session: SmppCarrier, graceMs?: number): Promise<void> {
+    const index = this.sessions.indexOf(session);
+    if (index >= 0) this.sessions.splice(index, 1);
+    await session.stop(graceMs);
+  }
+
+  size(): number {
+    return this.sessions.length;
+  }
+
+  boundSessions(): number {
+    return this.sessions.filter((session) => session.isBound()).length;
   }
 
   isBound(): boolean {
@@ -35,27 +47,30 @@ export class SmppCarrierPool implements Carrier {
 
   async waitUntilBound(timeoutMs: number): Promise<boolean> {
     if (this.isBound()) return true;
+    if (this.sessions.length === 0) return false;
     return Promise.any(this.sessions.map((session) => session.waitUntilBound(timeoutMs).then((bound) => (bound ? true : Promise.reject(new Error('not bound')))))).catch(
       () => false,
     );
   }
 
-  submit(part: SubmitSmPart, mayStillSend?: () => boolean): Promise<SubmitOutcome> {
-    return this.leastBusy().submit(part, mayStillSend);
+  async submit(part: SubmitSmPart, mayStillSend: () => boolean = () => true): Promise<SubmitOutcome> {
+    if (!this.isBound()) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
+    await this.limiter.take();
+    const session = this.leastBusy();
+    if (!session) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
+    return session.submit(part, mayStillSend);
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.sessions.map((session) => session.stop()));
-    this.detachMetrics?.();
+    await Promise.all(this.sessions.splice(0).map((session) => session.stop()));
   }
 
-  private leastBusy(): SmppCarrier {
+  private leastBusy(): SmppCarrier | undefined {
     let best: SmppCarrier | undefined;
     for (const session of this.sessions) {
       if (!session.isBound()) continue;
       if (!best || session.load() < best.load()) best = session;
     }
-    // None bound: the first session answers "not bound", a temporary refusal the sender retries.
-    return best ?? (this.sessions[0] as SmppCarrier);
+    return best;
   }
 }

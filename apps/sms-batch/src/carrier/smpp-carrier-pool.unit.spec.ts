@@ -17,7 +17,11 @@ function session(name: string, bound: boolean, load: number) {
   };
   return fake;
 }
-const pool = (...sessions: ReturnType<typeof session>[]) => new SmppCarrierPool(sessions as unknown as SmppCarrier[]);
+function pool(...sessions: ReturnType<typeof session>[]): SmppCarrierPool {
+  const carrier = new SmppCarrierPool('a-carrier');
+  for (const s of sessions) carrier.add(s as unknown as SmppCarrier);
+  return carrier;
+}
 const part = {} as SubmitSmPart;
 const submittedOn = async (p: SmppCarrierPool) => ((await p.submit(part)) as { messageId: string }).messageId;
 
@@ -46,14 +50,33 @@ describe('SmppCarrierPool', () => {
     expect(await pool(session('a', false, 0), session('b', false, 0)).waitUntilBound(10)).toBe(false);
   });
 
-  it('starts and stops every session', async () => {
+  it('starts each session it is given, and stops every one', async () => {
     const sessions = [session('a', true, 0), session('b', true, 0)];
     const carrier = pool(...sessions);
-    carrier.start();
     await carrier.stop();
     for (const s of sessions) {
       expect(s.start).toHaveBeenCalledTimes(1);
       expect(s.stop).toHaveBeenCalledTimes(1);
     }
+    expect(carrier.size()).toBe(0);
   });
+
+  it('answers "not bound" without a bound session, and closes a removed session', async () => {
+    const a = session('a', false, 0);
+    const carrier = pool(a);
+    expect(await carrier.submit(part)).toEqual({ ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' });
+    await carrier.remove(a as unknown as SmppCarrier, 0);
+    expect(a.stop).toHaveBeenCalledWith(0);
+    expect(carrier.size()).toBe(0);
+  });
+
+  it("holds submits to the carrier's cap", async () => {
+    const carrier = pool(session('a', true, 0));
+    carrier.limiter.setRate(20);
+    const started = Date.now();
+    for (let i = 0; i < 12; i++) await carrier.submit(part);
+    // 2 from the bucket, then one every 50 ms.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+  });
+
 });

@@ -25,12 +25,16 @@ export interface IncomingDeliverSm {
 }
 
 export interface SmppCarrierSettings {
+  /** The carrier's id, for metrics and logs. */
+  carrierId: string;
   url: string;
   /** Most submit_sm awaiting their response at once. */
   window: number;
   enquireLinkMs: number;
   responseTimeoutMs: number;
   reconnectMaxMs: number;
+  /** bind's system_type, when the carrier asks for one. */
+  systemType?: string | null;
 }
 
 /**
@@ -105,7 +109,7 @@ export class SmppCarrier {
           resolve({ ok: false, temporary: true, status: -1, detail: 'no submit_sm_resp in time' });
           session.destroy(); // a carrier that stopped answering is reconnected
         }, this.settings.responseTimeoutMs);
-        const observed = submitObserver();
+        const observed = submitObserver(this.settings.carrierId);
         const done = (outcome: SubmitOutcome) => {
           observed(outcome);
           clearTimeout(timer);
@@ -140,11 +144,14 @@ export class SmppCarrier {
     }
   }
 
-  /** Lets outstanding submits finish (up to the response timeout), unbinds and closes. */
-  async stop(): Promise<void> {
+  /**
+   * Lets outstanding submits finish (up to `graceMs`, the response timeout by default), unbinds and
+   * closes. A session whose bind lease may have lapsed is closed with no grace.
+   */
+  async stop(graceMs = this.settings.responseTimeoutMs): Promise<void> {
     this.stopping = true;
     clearTimeout(this.reconnectTimer);
-    const deadline = Date.now() + this.settings.responseTimeoutMs;
+    const deadline = Date.now() + graceMs;
     while (this.outstanding > 0 && Date.now() < deadline) await sleep(20);
     const session = this.session;
     if (!session) return;
@@ -157,13 +164,16 @@ export class SmppCarrier {
   }
 
   private connect(): void {
-    const { host, port, systemId, password } = this.endpoint;
-    const session = smpp.connect({ url: `smpp://${host}:${port}`, auto_enquire_link_period: this.settings.enquireLinkMs });
+    const { tls, host, port, systemId, password } = this.endpoint;
+    // smpps: the library's `ssmpp` scheme, over tls.connect with Node's certificate checks
+    // (the system's CAs, plus NODE_EXTRA_CA_CERTS for a carrier's private CA).
+    const session = smpp.connect({ url: `${tls ? 'ssmpp' : 'smpp'}://${host}:${port}`, auto_enquire_link_period: this.settings.enquireLinkMs });
     this.session = session;
     session.on('connect', () => {
       // A carrier that accepts the connection but never answers the bind is dropped and retried.
       const bindTimer = setTimeout(() => session.destroy(), this.settings.responseTimeoutMs);
-      session.bind_transceiver({ system_id: systemId, password }, (pdu) => {
+      const systemType = this.settings.systemType ? { system_type: this.settings.systemType } : {};
+      session.bind_transceiver({ system_id: systemId, password, ...systemType }, (pdu) => {
         clearTimeout(bindTimer);
         if (pdu.command_status !== 0) {
           this.logger.error({ carrier: redactSmppUrl(this.settings.url), status: hex(pdu.command_status) }, 'carrier refused the bind');

@@ -3,7 +3,8 @@ import type { MessageLifecycleEvent } from '@seed/sms-batch-domain';
 
 /**
  * What the lifecycle writer committed, by event: messages sent to the carrier, delivered, undelivered
- * (`reason`: expired, carrier-rejected, receipt) and receipts that changed no state (`reason`: their
+ * (`reason`: expired, carrier-rejected, receipt, no-route), routing decisions
+ * (`reason`: handed-off, refused, failed-over) and receipts that changed no state (`reason`: their
  * note). Sent minus delivered and undelivered-by-receipt over an hour is how many sent messages are
  * still waiting for their receipt (the dashboard's "receipts outstanding"); counted from commits, so
  * a flush that was rolled back and written again counts once.
@@ -24,6 +25,8 @@ function reasonOf(event: MessageLifecycleEvent): string {
       return event.data.reason;
     case 'ReceiptRecorded':
       return event.data.note;
+    case 'MessageRouted':
+      return event.data.outcome;
     case 'MessageSent':
     case 'MessageDelivered':
       return '';

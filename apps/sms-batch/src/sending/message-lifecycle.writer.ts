@@ -7,6 +7,7 @@ import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest
 import {
   carrierIdKey,
   carrierIdKeys,
+  carrierScopedKey,
   decideMessage,
   evolveMessage,
   initialMessageState,
@@ -110,7 +111,7 @@ export class MessageLifecycleWriter {
   }
 
   private knowsCarrierId(receipt: CarrierReceipt): boolean {
-    return carrierIdKeys(receipt.carrierMessageId).some((key) => this.carrierIds.has(key));
+    return receiptKeys(receipt).some((key) => this.carrierIds.has(key));
   }
 
   /**
@@ -215,15 +216,14 @@ export class MessageLifecycleWriter {
     const umidByKey = new Map<string, string>();
     const unknownKeys: string[] = [];
     for (const receipt of receipts) {
-      const keys = carrierIdKeys(receipt.carrierMessageId);
+      const keys = receiptKeys(receipt);
       const known = keys.find((key) => this.carrierIds.has(key));
       if (known) umidByKey.set(known, this.carrierIds.get(known) as string);
       else unknownKeys.push(...keys);
     }
     for (const [key, umid] of await this.umidsByCarrierKey(tx, unknownKeys)) umidByKey.set(key, umid);
     const umidOfReceipt = (receipt: CarrierReceipt): string | undefined =>
-      umidByKey.get(carrierIdKey(receipt.carrierMessageId)) ??
-      carrierIdKeys(receipt.carrierMessageId).map((key) => umidByKey.get(key)).find(Boolean);
+      umidByKey.get(receiptKey(receipt)) ?? receiptKeys(receipt).map((key) => umidByKey.get(key)).find(Boolean);
     const decisions: { umid: string; command: MessageCommand }[] = [];
     const toPark: CarrierReceipt[] = [];
     const superseded = await this.fencedOff(tx, items);
@@ -274,11 +274,13 @@ export class MessageLifecycleWriter {
 
     // Receipts that came before their submission was recorded: applied in this same transaction.
     const sentNow = [...states.entries()].flatMap(([umid, e]) =>
-      e.events.filter((ev) => ev.type === 'MessageSent').flatMap((ev) => (ev.data as MessageSentV1).carrierMessageIds.map((id) => ({ id, umid }))),
+      e.events
+        .filter((ev) => ev.type === 'MessageSent')
+        .flatMap((ev) => (ev.data as MessageSentV1).carrierMessageIds.map((id) => ({ id, umid, carrierId: (ev.data as MessageSentV1).carrierId }))),
     );
     if (sentNow.length > 0) {
       // Parked receipts are keyed by their own id's normalised form: match every form of the sent ids.
-      const umidOf = new Map(sentNow.flatMap(({ id, umid }) => carrierIdKeys(id).map((key) => [key, umid] as const)));
+      const umidOf = new Map(sentNow.flatMap(({ id, umid, carrierId }) => carrierIdKeys(id).map((key) => [carrierScopedKey(carrierId, key), umid] as const)));
       const parked = rowsOf<{ carrier_key: string; receipt: CarrierReceipt }>(
         await tx.query(`DELETE FROM ${this.s}.parked_receipts WHERE carrier_key = ANY($1::text[]) RETURNING carrier_key, receipt`, [
           [...umidOf.keys()],
@@ -287,7 +289,7 @@ export class MessageLifecycleWriter {
       for (const { carrier_key, receipt } of parked) decide(umidOf.get(carrier_key) as string, { type: 'RecordReceipt', receipt });
       // And receipts of this very batch that could not be matched before these submissions were decided.
       for (const receipt of toPark.splice(0)) {
-        const umid = umidOf.get(carrierIdKey(receipt.carrierMessageId));
+        const umid = umidOf.get(receiptKey(receipt));
         if (umid) decide(umid, { type: 'RecordReceipt', receipt });
         else toPark.push(receipt);
       }
@@ -306,7 +308,7 @@ export class MessageLifecycleWriter {
       { correlationId: context?.correlationId ?? 'carrier', causationId: null, occurredAt: new Date().toISOString() },
     );
 
-    const sent = sentNow.map(({ id, umid }) => ({ key: carrierIdKey(id), umid })).filter((k) => k.key !== '');
+    const sent = sentNow.map(({ id, umid, carrierId }) => ({ key: carrierScopedKey(carrierId, carrierIdKey(id)), umid })).filter((k) => k.key !== '');
     if (sent.length > 0) {
       await tx.query(
         `INSERT INTO ${this.s}.carrier_ids (carrier_key, umid)
@@ -321,7 +323,7 @@ export class MessageLifecycleWriter {
       await tx.query(
         `INSERT INTO ${this.s}.parked_receipts (carrier_key, receipt)
          SELECT key, receipt FROM jsonb_to_recordset($1::jsonb) AS r(key text, receipt jsonb)`,
-        [JSON.stringify(toPark.map((receipt) => ({ key: carrierIdKey(receipt.carrierMessageId), receipt })))],
+        [JSON.stringify(toPark.map((receipt) => ({ key: receiptKey(receipt), receipt })))],
       );
     }
     const events = changed.flatMap(([, e]) => e.events);
@@ -353,7 +355,7 @@ export class MessageLifecycleWriter {
   private forget(items: LifecycleItem[]): void {
     for (const item of items) {
       if ('umid' in item) this.cache.delete(item.umid);
-      for (const key of 'receipt' in item ? carrierIdKeys(item.receipt.carrierMessageId) : []) {
+      for (const key of 'receipt' in item ? receiptKeys(item.receipt) : []) {
         const umid = this.carrierIds.get(key);
         if (umid) this.cache.delete(umid);
       }
@@ -395,4 +397,14 @@ export class MessageLifecycleWriter {
     );
     return new Map(rows.map((r) => [r.carrier_key, r.umid]));
   }
+}
+
+/** Every key a receipt's id may have been stored under, within its carrier. */
+function receiptKeys(receipt: CarrierReceipt): string[] {
+  return carrierIdKeys(receipt.carrierMessageId).map((key) => carrierScopedKey(receipt.carrierId, key));
+}
+
+/** The one key of a receipt's own id, within its carrier. */
+function receiptKey(receipt: CarrierReceipt): string {
+  return carrierScopedKey(receipt.carrierId, carrierIdKey(receipt.carrierMessageId));
 }

@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import { WakeablePause } from '@seed/platform-event-store';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
-import { buildSubmitParts, concatReferenceFor, type SubmitSmPart } from '@seed/sms-batch-domain';
+import { buildSubmitParts, concatReferenceFor, type RoutingDecision, type SubmitSmPart } from '@seed/sms-batch-domain';
+import type { CarrierFleet } from '../carrier/carrier-fleet';
 import type { SubmitOutcome } from '../carrier/smpp-carrier';
-import type { Carrier } from '../carrier/smpp-carrier-pool';
+import type { SmppCarrierPool } from '../carrier/smpp-carrier-pool';
+import { chooseCarrier, withCarrierNumbering } from './carrier-choice';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
 import type { HeldMessage, OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
 
@@ -29,13 +31,19 @@ const IN_PLACE_STATUSES = new Set([0x14, 0x58]);
 const IN_PLACE_ATTEMPTS = 3;
 /** A part is not submitted this close to the lease's end (at most a fifth of it), so no other sender can overlap. */
 const LEASE_MARGIN_MS = 5000;
+/** How soon a message whose route has no bound carrier is looked at again. */
+const NO_CARRIER_RETRY_MS = 1000;
 
 /**
- * Hands due messages to the carrier: keeps up to `claimSize` claimed messages in progress,
- * submits every part within the carrier's window, and records each result (sent with its carrier ids, refused, expired) through
- * the lifecycle writer. Temporary refusals go back to the queue with backoff. On stop, nothing new
- * is claimed; submits already on the wire finish and are recorded; claimed rows not yet submitted
- * are released. A message is sent twice only if the process dies between its submit and the record.
+ * Hands due messages to carriers: keeps up to `claimSize` claimed messages in progress, routes each
+ * (the first matching route, a carrier by its mode), submits every part within that carrier's
+ * window and cap, and records each result (routed and sent with its carrier ids, refused, expired,
+ * no route) through the lifecycle writer. A carrier that cannot take a message now (no session,
+ * throttling, a temporary error, its session dropped before answering) passes it to the next
+ * carrier of its route, same umid; with none left, it goes back to the queue with backoff. A
+ * message a carrier accepted any part of stays with that carrier. On stop, nothing new is claimed;
+ * submits already on the wire finish and are recorded; claimed rows not yet submitted are released.
+ * A message is sent twice only if the process dies between its submit and the record.
  */
 export class MessageSender {
   private running = false;
@@ -56,7 +64,7 @@ export class MessageSender {
 
   constructor(
     private readonly queue: OutboundQueueRepository,
-    private readonly carrier: Carrier,
+    private readonly fleet: CarrierFleet,
     private readonly writer: MessageLifecycleWriter,
     private readonly logger: Logger,
     private readonly settings: SenderSettings,
@@ -89,11 +97,11 @@ export class MessageSender {
     const room = this.settings.claimSize;
     while (this.running) {
       try {
-        if (!this.carrier.isBound()) {
+        if (!this.fleet.anyBound()) {
           // No carrier: nothing can be sent, but what expires meanwhile still ends undelivered.
           const expired = await this.queue.claim(this.settings.claimSize, this.settings.leaseMs, true);
           for (const message of expired) if (!this.active.has(message.umid)) void this.track(message, Date.now());
-          await this.carrier.waitUntilBound(this.settings.idleMs * 10);
+          await this.fleet.waitUntilAnyBound(this.settings.idleMs * 10);
           continue;
         }
         // Messages whose result is not committed yet count too: they are what a SIGKILL would send
@@ -104,7 +112,7 @@ export class MessageSender {
           continue;
         }
         const claimedAt = Date.now();
-        const claimed = await this.queue.claim(free, this.settings.leaseMs);
+        const claimed = await this.queue.claim(free, this.settings.leaseMs, false, this.fleet.localCarriers());
         if (claimed.length === 0) {
           await this.pauser.wait(this.settings.idleMs);
           continue;
@@ -161,10 +169,11 @@ export class MessageSender {
    * One part, with throttling and full queues retried in place a few times: releasing the message
    * instead would send its parts that were already accepted a second time.
    */
-  private async submitPart(part: SubmitSmPart, mayStillSend: () => boolean): Promise<SubmitOutcome> {
+  private async submitPart(pool: SmppCarrierPool, part: SubmitSmPart, mayStillSend: () => boolean): Promise<SubmitOutcome> {
     for (let attempt = 1; ; attempt++) {
       if (!mayStillSend()) return { ok: false, temporary: true, status: NOT_SENT, detail: 'not sent: the sender gave the message back' };
-      const outcome = await this.carrier.submit(part, mayStillSend);
+      const outcome = await pool.submit(part, mayStillSend);
+      if (!outcome.ok) this.fleet.noteRefusal(pool.carrierId, outcome.status);
       const retryable = !outcome.ok && outcome.temporary && IN_PLACE_STATUSES.has(outcome.status);
       if (!retryable || attempt >= IN_PLACE_ATTEMPTS) return outcome;
       await new Promise((resolve) => setTimeout(resolve, this.settings.retryBaseMs * 2 ** (attempt - 1)));
@@ -173,57 +182,101 @@ export class MessageSender {
 
   private async send(message: OutboundMessage, claimedAt: number): Promise<Outcome> {
     const now = new Date().toISOString();
+    const held = { umid: message.umid, leaseToken: message.leaseToken, traceparent: message.traceparent };
     if (message.expiry && message.expiry <= now) {
-      this.record({ umid: message.umid, leaseToken: message.leaseToken, traceparent: message.traceparent, command: { type: 'ExpireBeforeHandoff', at: now } });
+      this.record({ ...held, command: { type: 'ExpireBeforeHandoff', at: now } });
       return 'recorded';
     }
     if (!this.running) return 'released';
+    const selection = chooseCarrier(this.fleet, message);
+    switch (selection.kind) {
+      case 'unconfigured':
+        await this.queue.release([message], NO_CARRIER_RETRY_MS, false);
+        return 'recorded';
+      case 'no-route':
+        this.record({ ...held, command: { type: 'RecordNoRoute', detail: selection.detail, at: now } });
+        return 'recorded';
+      case 'wait':
+        // Every carrier of the route failed it: start over from the first, after a backoff.
+        if (selection.allTried) await this.queue.failOver(message, [], this.backoff(message));
+        else await this.queue.release([message], NO_CARRIER_RETRY_MS, false);
+        return 'recorded';
+      case 'carrier':
+        break;
+    }
+    const pool = this.fleet.boundPool(selection.carrierId);
+    if (!pool) {
+      await this.queue.pin(message, selection.carrierId);
+      return 'recorded';
+    }
+    const routing: RoutingDecision = { routeId: selection.routeId, carrierId: selection.carrierId, attempt: message.tried.length + 1, price: selection.price };
     let text: string;
     try {
       text = this.settings.textOf(message.text);
     } catch (error) {
       // A sealed text whose key was removed from the keyring can never be sent.
       this.logger.error({ umid: message.umid, err: error }, 'sealed text cannot be opened; message ends undelivered');
-      this.record({ umid: message.umid, leaseToken: message.leaseToken, traceparent: message.traceparent, command: { type: 'RecordSubmissionFailure', errorCode: 'SEALED_TEXT', errorMessage: (error as Error).message, at: now } });
+      this.record({ ...held, command: { type: 'RecordSubmissionFailure', errorCode: 'SEALED_TEXT', errorMessage: (error as Error).message, at: now } });
       return 'recorded';
     }
-    const parts = buildSubmitParts(
-      { destination: message.destination, source: message.source, text, encoding: message.encoding, concatReference: concatReferenceFor(message.umid) },
-      this.settings.defaultSource,
+    const parts = withCarrierNumbering(
+      buildSubmitParts(
+        { destination: message.destination, source: message.source, text, encoding: message.encoding, concatReference: concatReferenceFor(message.umid) },
+        this.settings.defaultSource,
+      ),
+      this.fleet.carrier(selection.carrierId),
     );
     // The hand-off joins the trace of the request that queued the message.
-    const attributes = { 'messaging.system': 'smpp', 'messaging.operation': 'send', 'sms.parts': parts.length };
-    return inSpan('submit_sm send', { kind: SpanKind.CLIENT, parent: message.traceparent, attributes }, () => this.submit(message, parts, claimedAt));
+    const attributes = { 'messaging.system': 'smpp', 'messaging.operation': 'send', 'sms.parts': parts.length, 'sms.carrier': selection.carrierId };
+    return inSpan('submit_sm send', { kind: SpanKind.CLIENT, parent: message.traceparent, attributes }, () => this.submit(message, pool, routing, parts, claimedAt));
   }
 
-  private async submit(message: OutboundMessage, parts: SubmitSmPart[], claimedAt: number): Promise<Outcome> {
+  private async submit(message: OutboundMessage, pool: SmppCarrierPool, routing: RoutingDecision, parts: SubmitSmPart[], claimedAt: number): Promise<Outcome> {
     const traceparent = onwardTraceparent(message.traceparent);
     // Parts go out only while this sender still holds the message: not after a stop began, nor so
     // close to the end of the lease that another sender may claim it meanwhile.
     const holdUntil = claimedAt + this.settings.leaseMs - Math.min(LEASE_MARGIN_MS, this.settings.leaseMs / 5);
     const mayStillSend = () => this.running && Date.now() < holdUntil;
-    const outcomes = await Promise.all(parts.map((part) => this.submitPart(part, mayStillSend)));
+    const outcomes = await Promise.all(parts.map((part) => this.submitPart(pool, part, mayStillSend)));
     if (outcomes.some((o) => !o.ok && o.status === NOT_SENT) && outcomes.every((o) => !o.ok)) return 'released';
     const at = new Date().toISOString();
+    const held = { umid: message.umid, leaseToken: message.leaseToken, traceparent };
+    const noneAccepted = outcomes.every((o) => !o.ok);
     const refused = outcomes.find((o) => !o.ok && !o.temporary);
     if (refused && !refused.ok) {
-      this.record({
-        umid: message.umid,
-        leaseToken: message.leaseToken,
-        traceparent,
-        command: { type: 'RecordSubmissionFailure', errorCode: `0x${refused.status.toString(16).toUpperCase().padStart(8, '0')}`, errorMessage: refused.detail, at },
-      });
+      const errorCode = `0x${refused.status.toString(16).toUpperCase().padStart(8, '0')}`;
+      if (noneAccepted && this.fleet.carrier(routing.carrierId)?.rerouteOnErrors.has(errorCode) && (await this.failOver(message, routing, refused.detail))) return 'recorded';
+      this.record({ ...held, command: { type: 'RecordSubmissionFailure', errorCode, errorMessage: refused.detail, at, routing } });
       return 'recorded';
     }
     const retry = outcomes.find((o) => !o.ok);
     if (retry && !retry.ok) {
-      const delay = Math.min(this.settings.retryBaseMs * 2 ** Math.max(0, message.attempts - 1), this.settings.retryMaxMs);
+      // Parts the carrier accepted tie the message to it: its other parts are retried there.
+      if (noneAccepted && (await this.failOver(message, routing, retry.detail))) return 'recorded';
+      const delay = this.backoff(message);
       this.logger.debug({ umid: message.umid, detail: retry.detail, delay }, 'temporary refusal; will retry');
-      await this.queue.release([message], delay);
+      await this.queue.release([message], delay, true, noneAccepted ? null : routing.carrierId);
       return 'recorded';
     }
     const carrierMessageIds = outcomes.map((o) => (o.ok ? o.messageId : ''));
-    this.record({ umid: message.umid, leaseToken: message.leaseToken, traceparent, command: { type: 'RecordSubmission', carrierMessageIds, at } });
+    this.record({ ...held, command: { type: 'RecordSubmission', carrierMessageIds, at, routing } });
     return 'recorded';
+  }
+
+  /**
+   * Passes a message its carrier could not take to the next carrier of its route, when another can
+   * take it now; false (nothing done) when none can, and it waits for this one instead.
+   */
+  private async failOver(message: OutboundMessage, routing: RoutingDecision, detail: string): Promise<boolean> {
+    const tried = [...message.tried, routing.carrierId];
+    if (chooseCarrier(this.fleet, { ...message, pinnedCarrier: null }, tried).kind !== 'carrier') return false;
+    // Not fenced by the lease: the decision stands even if another sender claims the message next.
+    this.record({ umid: message.umid, traceparent: message.traceparent, command: { type: 'RecordFailover', routing, detail, at: new Date().toISOString() } });
+    await this.queue.failOver(message, tried, 0);
+    return true;
+  }
+
+  private backoff(message: OutboundMessage): number {
+    return Math.min(this.settings.retryBaseMs * 2 ** Math.max(0, message.attempts - 1), this.settings.retryMaxMs);
   }
 }

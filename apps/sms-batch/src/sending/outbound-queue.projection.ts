@@ -35,6 +35,8 @@ export class OutboundQueueProjection implements Projection {
       .filter((m) => !done.has(m.umid))
       .map((m) => ({
         umid: m.umid,
+        account_id: m.accountId,
+        sub_account_id: m.subAccountId,
         destination: m.destination,
         source: m.source,
         // A sealed text stays sealed in the queue too; the sender opens it just before building PDUs.
@@ -46,8 +48,8 @@ export class OutboundQueueProjection implements Projection {
       }));
     if (rows.length > 0) {
       await db.query(
-        `INSERT INTO ${this.s}.outbound_queue (umid, destination, source, text, encoding, expiry, next_attempt_at, traceparent)
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(umid uuid, destination text, source text, text text,
+        `INSERT INTO ${this.s}.outbound_queue (umid, account_id, sub_account_id, destination, source, text, encoding, expiry, next_attempt_at, traceparent)
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(umid uuid, account_id text, sub_account_id text, destination text, source text, text text,
                 encoding text, expiry timestamptz, next_attempt_at timestamptz, traceparent text)
          ON CONFLICT (umid) DO NOTHING`,
         [JSON.stringify(rows)],

@@ -5,6 +5,9 @@ import { ServiceSchema } from '@seed/platform-nest';
 
 export interface OutboundMessage {
   umid: string;
+  /** Empty for rows queued before routes could match by account. */
+  accountId: string;
+  subAccountId: string;
   destination: string;
   source: string | null;
   text: string;
@@ -15,6 +18,10 @@ export interface OutboundMessage {
   leaseToken: string;
   /** The trace of the request that queued the message (W3C traceparent), if any. */
   traceparent: string | null;
+  /** The carrier its route chose, kept for a replica holding a session to it; null: not routed yet. */
+  pinnedCarrier: string | null;
+  /** Carriers it failed over from, in order. */
+  tried: string[];
 }
 
 /** A claimed row, named by its umid and the token of the claim that holds it. */
@@ -43,35 +50,96 @@ export class OutboundQueueRepository {
    * rows are due again when their lease ends. Planned on each call: the queue goes from empty to a
    * whole batch within seconds, and a plan kept from an empty queue scans all of it.
    */
-  async claim(limit: number, leaseMs: number, onlyExpired = false): Promise<OutboundMessage[]> {
+  async claim(limit: number, leaseMs: number, onlyExpired = false, carriers: readonly string[] = []): Promise<OutboundMessage[]> {
+    // Rows pinned to a carrier are taken only by replicas with a session to it (`carriers`).
     const due = onlyExpired
       ? `SELECT umid FROM ${this.s}.outbound_queue WHERE expiry <= now() AND next_attempt_at <= now() ORDER BY expiry LIMIT $1 FOR UPDATE SKIP LOCKED`
-      : `SELECT umid FROM ${this.s}.outbound_queue WHERE next_attempt_at <= now() ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
+      : `SELECT umid FROM ${this.s}.outbound_queue WHERE next_attempt_at <= now() AND (carrier_id IS NULL OR carrier_id = ANY($3::text[]))
+          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
     const result = await this.dataSource.query(
       `${PLAN_EACH_CALL} UPDATE ${this.s}.outbound_queue q
           SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now() + make_interval(secs => $2::double precision / 1000),
               attempts = q.attempts + 1, lease_token = nextval('${this.s}.outbound_lease_tokens')
         WHERE q.umid IN (${due})
-        RETURNING q.umid, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token, q.traceparent`,
-      [limit, leaseMs],
+        RETURNING q.umid, q.account_id, q.sub_account_id, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token, q.traceparent, q.carrier_id, q.tried`,
+      onlyExpired ? [limit, leaseMs] : [limit, leaseMs, carriers],
     );
-    type Row = { umid: string; destination: string; source: string | null; text: string; encoding: 'GSM7' | 'UCS2'; expiry: Date | null; attempts: number; lease_token: string; traceparent: string | null };
-    return rowsOf<Row>(result).map(({ lease_token, ...r }) => ({ ...r, expiry: r.expiry ? new Date(r.expiry).toISOString() : null, leaseToken: String(lease_token) }));
+    return rowsOf<Row>(result).map(toMessage);
+  }
+
+  /**
+   * Routed to a carrier this replica holds no session to: back in the queue, due now, pinned to
+   * that carrier so a replica that holds one takes it. Only rows still held under the claim.
+   */
+  async pin(held: HeldMessage, carrierId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${this.s}.outbound_queue SET lease_until = NULL, next_attempt_at = now(), carrier_id = $3, attempts = attempts - 1
+        WHERE umid = $1 AND lease_token = $2`,
+      [held.umid, held.leaseToken, carrierId],
+    );
+  }
+
+  /**
+   * The carrier could not take the message now: it is routed again, without that carrier, after
+   * `delayMs` (0 when another carrier of its route may take it). `tried` empty: every carrier was
+   * tried, so the next attempt starts over from the first.
+   */
+  async failOver(held: HeldMessage, tried: readonly string[], delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${this.s}.outbound_queue SET lease_until = NULL, carrier_id = NULL, tried = $3::text[],
+              next_attempt_at = now() + make_interval(secs => $4::double precision / 1000)
+        WHERE umid = $1 AND lease_token = $2`,
+      [held.umid, held.leaseToken, [...tried], delayMs],
+    );
   }
 
   /**
    * Not sent this time (throttled, carrier away, shutting down): due again after `delayMs`. Only
    * rows still held under the given claim: one claimed anew by another sender stays with it.
    */
-  async release(held: HeldMessage[], delayMs: number, countAttempt = true): Promise<void> {
+  async release(held: HeldMessage[], delayMs: number, countAttempt = true, pinTo: string | null = null): Promise<void> {
     if (held.length === 0) return;
     await this.dataSource.query(
       `UPDATE ${this.s}.outbound_queue q
           SET lease_until = NULL, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
-              attempts = q.attempts - CASE WHEN $4 THEN 0 ELSE 1 END
+              attempts = q.attempts - CASE WHEN $4 THEN 0 ELSE 1 END, carrier_id = coalesce($5, q.carrier_id)
          FROM unnest($1::uuid[], $2::bigint[]) AS h(umid, lease_token)
         WHERE q.umid = h.umid AND q.lease_token = h.lease_token`,
-      [held.map((h) => h.umid), held.map((h) => h.leaseToken), delayMs, countAttempt],
+      [held.map((h) => h.umid), held.map((h) => h.leaseToken), delayMs, countAttempt, pinTo],
     );
   }
+}
+
+type Row = {
+  umid: string;
+  account_id: string | null;
+  sub_account_id: string | null;
+  destination: string;
+  source: string | null;
+  text: string;
+  encoding: 'GSM7' | 'UCS2';
+  expiry: Date | null;
+  attempts: number;
+  lease_token: string;
+  traceparent: string | null;
+  carrier_id: string | null;
+  tried: string[] | null;
+};
+
+function toMessage(r: Row): OutboundMessage {
+  return {
+    umid: r.umid,
+    accountId: r.account_id ?? '',
+    subAccountId: r.sub_account_id ?? '',
+    destination: r.destination,
+    source: r.source,
+    text: r.text,
+    encoding: r.encoding,
+    expiry: r.expiry ? new Date(r.expiry).toISOString() : null,
+    attempts: r.attempts,
+    leaseToken: String(r.lease_token),
+    traceparent: r.traceparent,
+    pinnedCarrier: r.carrier_id,
+    tried: r.tried ?? [],
+  };
 }

@@ -62,4 +62,36 @@ export const sendingMigrations: Migration[] = [
     id: '009-outbound-traceparent',
     statements: (s) => [`ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS traceparent text`],
   },
+  {
+    // Several carriers. A queue row may be pinned to the carrier its route chose (by a replica that
+    // holds no session to it) and remembers the carriers it failed over from. Bind slots are the
+    // carrier-wide session budget: a replica opens a session only under a slot it leases, renews
+    // the lease every second, and closes the session when it cannot; `bound` and `throttled_until`
+    // tell every replica which carriers can take traffic. Replicas announce themselves so that each
+    // can compute its fair share of every carrier's slots.
+    id: '010-carriers',
+    statements: (s) => [
+      `ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS carrier_id text`,
+      `ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS tried text[] NOT NULL DEFAULT '{}'`,
+      // Routes may match by account and sub-account.
+      `ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS account_id text`,
+      `ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS sub_account_id text`,
+      `CREATE INDEX IF NOT EXISTS outbound_queue_pinned ON ${s}.outbound_queue (carrier_id) WHERE carrier_id IS NOT NULL`,
+      `CREATE SEQUENCE IF NOT EXISTS ${s}.carrier_bind_tokens`,
+      `CREATE TABLE IF NOT EXISTS ${s}.carrier_bind_slots (
+         carrier_id text NOT NULL,
+         slot integer NOT NULL,
+         holder text,
+         token bigint,
+         lease_until timestamptz,
+         bound boolean NOT NULL DEFAULT false,
+         throttled_until timestamptz,
+         PRIMARY KEY (carrier_id, slot)
+       )`,
+      `CREATE TABLE IF NOT EXISTS ${s}.sender_replicas (
+         replica_id text PRIMARY KEY,
+         seen_at timestamptz NOT NULL
+       )`,
+    ],
+  },
 ];

@@ -1,9 +1,14 @@
+import { hostname } from 'node:os';
 import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { EventStore } from '@seed/platform-event-store';
 import { LOGGER } from '@seed/platform-nest';
 import { parseDeliveryReceipt } from '@seed/sms-batch-domain';
-import { SmppCarrier } from '../carrier/smpp-carrier';
-import { SmppCarrierPool, type Carrier } from '../carrier/smpp-carrier-pool';
+import { BindSlotsRepository } from '../carrier/bind-slots.repository';
+import { CarrierFleet } from '../carrier/carrier-fleet';
+import { StoredRoutingConfig } from '../carrier/stored-routing-config';
+import { CarrierPasswords } from '../routing-config';
 import { SealedTexts } from '../sealed-texts';
 import type { SmsBatchConfig } from '../sms-batch.config';
 import { MessageLifecycleWriter } from './message-lifecycle.writer';
@@ -13,18 +18,17 @@ import { OutboundQueueRepository } from './outbound-queue.repository';
 
 const PARKED_SWEEP_MS = 5000;
 
-/** Carrier delivery: the SMPP session, the sender and receipts. Absent when SMPP_URL is empty. */
+/** Carrier delivery: the carriers' sessions, routing, the sender and receipts. */
 @Module({})
 export class SendingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
-    @Inject(SmppCarrierPool) private readonly carrier: Carrier | null,
-    @Inject(MessageSender) private readonly sender: MessageSender | null,
+    private readonly fleet: CarrierFleet,
+    private readonly sender: MessageSender,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly writer: MessageLifecycleWriter,
   ) {}
 
   static register(config: SmsBatchConfig): DynamicModule {
-    const enabled = config.SMPP_URL !== '';
     const sealed = new SealedTexts(config.MESSAGE_SEALING_KEYS);
     return {
       module: SendingModule,
@@ -32,49 +36,50 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         MessageLifecycleWriter,
         OutboundQueueRepository,
         OutboundQueueMetrics,
+        BindSlotsRepository,
         {
-          provide: SmppCarrierPool,
-          inject: [MessageLifecycleWriter, LOGGER],
-          useFactory: (writer: MessageLifecycleWriter, logger: Logger) =>
-            enabled
-              ? new SmppCarrierPool(
-                  Array.from(
-                    { length: config.SMPP_BINDS },
-                    (_, i) =>
-                      new SmppCarrier(
-                        {
-                          url: config.SMPP_URL,
-                          window: config.SMPP_WINDOW,
-                          enquireLinkMs: config.SMPP_ENQUIRE_LINK_MS,
-                          responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
-                          reconnectMaxMs: config.SMPP_RECONNECT_MAX_MS,
-                        },
-                        config.SMPP_BINDS > 1 ? logger.child({ bind: i + 1 }) : logger,
-                        async (pdu) => {
-                          const receipt = parseDeliveryReceipt(pdu, new Date().toISOString());
-                          // Mobile-originated messages are not handled by this platform; they are acknowledged.
-                          if (receipt) await writer.record({ receipt });
-                        },
-                      ),
-                  ),
-                )
-              : null,
+          provide: CarrierFleet,
+          inject: [DataSource, EventStore, BindSlotsRepository, MessageLifecycleWriter, LOGGER],
+          useFactory: (dataSource: DataSource, store: EventStore, slots: BindSlotsRepository, writer: MessageLifecycleWriter, logger: Logger) =>
+            new CarrierFleet(
+              new StoredRoutingConfig(
+                dataSource,
+                store,
+                new CarrierPasswords(config.MESSAGE_SEALING_KEYS),
+                config.SMPP_URL === '' ? null : { url: config.SMPP_URL, binds: config.SMPP_BINDS, window: config.SMPP_WINDOW },
+                logger,
+              ),
+              slots,
+              {
+                replicaId: config.REPLICA_ID || `${hostname()}-${process.pid}`,
+                tickMs: config.CARRIER_TICK_MS,
+                leaseMs: config.CARRIER_LEASE_MS,
+                avoidMs: config.CARRIER_AVOID_MS,
+                enquireLinkMs: config.SMPP_ENQUIRE_LINK_MS,
+                responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
+                reconnectMaxMs: config.SMPP_RECONNECT_MAX_MS,
+              },
+              logger,
+              async (carrierId, pdu) => {
+                const receipt = parseDeliveryReceipt(pdu, new Date().toISOString());
+                // Mobile-originated messages are not handled by this platform; they are acknowledged.
+                if (receipt) await writer.record({ receipt: { ...receipt, carrierId } });
+              },
+            ),
         },
         {
           provide: MessageSender,
-          inject: [OutboundQueueRepository, SmppCarrierPool, MessageLifecycleWriter, LOGGER],
-          useFactory: (queue: OutboundQueueRepository, carrier: Carrier | null, writer: MessageLifecycleWriter, logger: Logger) =>
-            carrier
-              ? new MessageSender(queue, carrier, writer, logger, {
-                  claimSize: config.SEND_CLAIM_SIZE,
-                  leaseMs: config.SEND_LEASE_MS,
-                  idleMs: config.SEND_IDLE_MS,
-                  defaultSource: config.SMS_DEFAULT_SOURCE,
-                  retryBaseMs: config.SEND_RETRY_BASE_MS,
-                  retryMaxMs: config.SEND_RETRY_MAX_MS,
-                  textOf: (stored) => sealed.sendable(stored),
-                })
-              : null,
+          inject: [OutboundQueueRepository, CarrierFleet, MessageLifecycleWriter, LOGGER],
+          useFactory: (queue: OutboundQueueRepository, fleet: CarrierFleet, writer: MessageLifecycleWriter, logger: Logger) =>
+            new MessageSender(queue, fleet, writer, logger, {
+              claimSize: config.SEND_CLAIM_SIZE,
+              leaseMs: config.SEND_LEASE_MS,
+              idleMs: config.SEND_IDLE_MS,
+              defaultSource: config.SMS_DEFAULT_SOURCE,
+              retryBaseMs: config.SEND_RETRY_BASE_MS,
+              retryMaxMs: config.SEND_RETRY_MAX_MS,
+              textOf: (stored) => sealed.sendable(stored),
+            }),
         },
       ],
       exports: [MessageLifecycleWriter, MessageSender],
@@ -83,23 +88,20 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
 
   private sweeper: NodeJS.Timeout | undefined;
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.sweeper = setInterval(() => {
       this.writer.sweepParkedReceipts().catch((error: unknown) => this.logger.error({ err: error }, 'parked receipts sweep failed'));
     }, PARKED_SWEEP_MS);
     this.sweeper.unref();
-    if (!this.carrier || !this.sender) {
-      this.logger.warn('SMPP_URL is not set: messages are accepted and stay queued until a carrier is configured');
-      return;
-    }
-    this.carrier.start();
+    await this.fleet.start();
+    if (!this.fleet.isConfigured()) this.logger.warn('no carrier is configured (SMPP_URL, or the admin API): messages are accepted and stay queued until one is');
     this.sender.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
-    await this.sender?.stop();
-    await this.carrier?.stop();
-    if (this.carrier) this.logger.info('sender stopped and carrier session closed');
+    await this.sender.stop();
+    await this.fleet.stop();
+    this.logger.info('sender stopped and carrier sessions closed');
   }
 }

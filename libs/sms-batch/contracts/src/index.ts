@@ -2,3 +2,4 @@ export * from './sms-batch.commands';
 export * from './sms-batch.events';
 export * from './sms-message-lifecycle.events';
 export * from './sms-batch.queries';
+export * from './carriers-and-routes';

@@ -40,3 +40,11 @@ export function sameCarrierId(a: string, b: string): boolean {
   if (keyA === '' || keyB === '') return false;
   return carrierIdKeys(a).includes(keyB) || carrierIdKeys(b).includes(keyA);
 }
+
+/**
+ * Message ids are unique only within one carrier: keys of every carrier but `default` (the one
+ * SMPP_URL defines, whose keys were stored before there were others) carry the carrier's id.
+ */
+export function carrierScopedKey(carrierId: string | undefined, key: string): string {
+  return carrierId === undefined || carrierId === 'default' || key === '' ? key : `${carrierId}/${key}`;
+}

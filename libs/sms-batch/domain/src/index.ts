@@ -7,6 +7,7 @@ export * from './message-lifecycle.decider';
 export * from './carrier-message-id';
 export * from './delivery-receipt';
 export * from './smpp-submit';
+export * from './routing/route-selection';
 export * from './routing/carrier-url';
 export * from './routing/routing-config.error';
 export * from './routing/routing-config.validation';

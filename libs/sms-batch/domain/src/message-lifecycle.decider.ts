@@ -5,6 +5,7 @@ import type {
   MessageQueuedV1,
   MessageRef,
   MessageRejectedV1,
+  MessageRoutedV1,
   MessageSentV1,
   MessageUndeliveredV1,
   ReceiptRecordedV1,
@@ -33,14 +34,27 @@ export interface MessageState {
   deliveredReceipts: CarrierReceipt[];
 }
 
+/** The routing decision behind a submission attempt (see MessageRoutedV1). */
+export interface RoutingDecision {
+  routeId: string | null;
+  carrierId: string;
+  attempt: number;
+  price: MessageRoutedV1['price'];
+}
+
 export type MessageCommand =
-  | { type: 'RecordSubmission'; carrierMessageIds: string[]; at: string }
+  | { type: 'RecordSubmission'; carrierMessageIds: string[]; at: string; routing?: RoutingDecision }
   /** A permanent carrier refusal of submit_sm (temporary ones are retried, never recorded). */
-  | { type: 'RecordSubmissionFailure'; errorCode: string; errorMessage: string; at: string }
+  | { type: 'RecordSubmissionFailure'; errorCode: string; errorMessage: string; at: string; routing?: RoutingDecision }
+  /** The carrier could not take the message now; it goes on to the next carrier of its route. */
+  | { type: 'RecordFailover'; routing: RoutingDecision; detail: string; at: string }
+  /** No route takes the message, or every carrier of its route is disabled. */
+  | { type: 'RecordNoRoute'; detail: string; at: string }
   | { type: 'ExpireBeforeHandoff'; at: string }
   | { type: 'RecordReceipt'; receipt: CarrierReceipt };
 
 export type MessageLifecycleEvent =
+  | NewEvent<MessageRoutedV1, 'MessageRouted'>
   | NewEvent<MessageSentV1, 'MessageSent'>
   | NewEvent<MessageDeliveredV1, 'MessageDelivered'>
   | NewEvent<MessageUndeliveredV1, 'MessageUndelivered'>
@@ -69,6 +83,9 @@ export const FAILURE_STAT_MESSAGES: Readonly<Record<string, string>> = {
 };
 
 const DELIVERED_STAT = 'DELIVRD';
+
+/** errorCode of a message no route takes (product decisions, "Carriers and routes"). */
+export const NO_ROUTE_ERROR_CODE = 'NO_ROUTE';
 
 export const initialMessageState = (): MessageState => ({
   status: 'none',
@@ -128,10 +145,29 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
   }
   switch (command.type) {
     case 'RecordSubmission':
-      return state.status === 'queued' ? recordSubmission(command.carrierMessageIds, command.at, ref) : [];
+      if (state.status !== 'queued') return [];
+      return [
+        ...routed(ref, command.routing, 'handed-off', null, command.at),
+        ...recordSubmission(command.carrierMessageIds, command.at, ref, command.routing?.carrierId),
+      ];
+    case 'RecordFailover':
+      return state.status === 'queued' ? routed(ref, command.routing, 'failed-over', command.detail, command.at) : [];
+    case 'RecordNoRoute':
+      if (state.status !== 'queued') return [];
+      return [
+        undelivered(ref, {
+          reason: 'no-route',
+          detail: command.detail,
+          errorCode: NO_ROUTE_ERROR_CODE,
+          errorMessage: command.detail,
+          receipt: null,
+          undeliveredAt: command.at,
+        }),
+      ];
     case 'RecordSubmissionFailure':
       if (state.status !== 'queued') return [];
       return [
+        ...routed(ref, command.routing, 'refused', `submit_sm refused: ${command.errorCode}`, command.at),
         undelivered(ref, {
           reason: 'carrier-rejected',
           detail: `submit_sm refused: ${command.errorCode}`,
@@ -160,13 +196,26 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
   }
 }
 
-function recordSubmission(carrierMessageIds: string[], at: string, ref: MessageRef): MessageLifecycleEvent[] {
+function routed(
+  ref: MessageRef,
+  routing: RoutingDecision | undefined,
+  outcome: MessageRoutedV1['outcome'],
+  detail: string | null,
+  at: string,
+): MessageLifecycleEvent[] {
+  if (!routing) return [];
+  const data: MessageRoutedV1 = { ...ref, routeId: routing.routeId, carrierId: routing.carrierId, attempt: routing.attempt, price: routing.price, outcome, detail, routedAt: at };
+  return [{ type: 'MessageRouted', schemaVersion: 1, data }];
+}
+
+function recordSubmission(carrierMessageIds: string[], at: string, ref: MessageRef, carrierId: string | undefined): MessageLifecycleEvent[] {
   // The part count decides when a message is delivered, so it must be the one accepted. A blank
   // id is still recorded: the carrier has the message, and refusing the fact would invite a resend.
   if (carrierMessageIds.length !== ref.smsCount) {
     throw new Error(`RecordSubmission for ${ref.umid} needs ${ref.smsCount} carrier ids, got ${JSON.stringify(carrierMessageIds)}`);
   }
-  return [{ type: 'MessageSent', schemaVersion: 1, data: { ...ref, carrierMessageIds: [...carrierMessageIds], sentAt: at } }];
+  const data: MessageSentV1 = { ...ref, ...(carrierId === undefined ? {} : { carrierId }), carrierMessageIds: [...carrierMessageIds], sentAt: at };
+  return [{ type: 'MessageSent', schemaVersion: 1, data }];
 }
 
 function recordReceipt(receipt: CarrierReceipt, state: MessageState, ref: MessageRef): MessageLifecycleEvent[] {

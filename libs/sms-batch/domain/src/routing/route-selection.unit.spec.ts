@@ -151,13 +151,17 @@ describe('selecting a carrier of the matching route', () => {
     expect(select(table, message({ pinned: 'c' }))).toMatchObject({ carrierId: 'a' });
   });
 
-  it('waits when no carrier of the route is bound, or every one was tried', () => {
+  it('waits when no carrier of the route is bound, or every bound one was tried (then it starts over)', () => {
     const table = tableOf([routeOf('uk', { carriers: [{ carrierId: 'a', weight: 1 }, { carrierId: 'b', weight: 1 }] })]);
-    expect(select(table, message(), availability({ unbound: ['a', 'b'] }))).toEqual({ kind: 'wait', routeId: 'uk', detail: 'no carrier of the route is bound' });
-    expect(select(table, message({ tried: ['a'] }), availability({ unbound: ['b'] }))).toEqual({ kind: 'wait', routeId: 'uk', detail: 'no carrier of the route is bound' });
-    expect(select(table, message({ tried: ['a', 'b'] }))).toEqual({ kind: 'wait', routeId: 'uk', detail: 'every carrier of the route was tried' });
-    expect(select(tableOf([], carriersOf('default')), message(), availability({ unbound: ['default'] }))).toEqual({ kind: 'wait', routeId: null, detail: 'no carrier of the route is bound' });
+    const none = { kind: 'wait', routeId: 'uk', detail: 'no carrier of the route is bound', allTried: false };
+    const allTried = { kind: 'wait', routeId: 'uk', detail: 'every bound carrier of the route was tried', allTried: true };
+    expect(select(table, message(), availability({ unbound: ['a', 'b'] }))).toEqual(none);
+    // a failed it and b is down: a is the only one left, so the message starts over rather than waiting for b.
+    expect(select(table, message({ tried: ['a'] }), availability({ unbound: ['b'] }))).toEqual(allTried);
+    expect(select(table, message({ tried: ['a', 'b'] }))).toEqual(allTried);
+    expect(select(tableOf([], carriersOf('default')), message(), availability({ unbound: ['default'] }))).toEqual({ ...none, routeId: null });
   });
+
 });
 
 describe('weighted routes split by weight', () => {

@@ -1,0 +1,34 @@
+import type { AddressNumbering, RouteConfiguredV1 } from '@seed/sms-batch-contracts';
+
+/** A carrier as a replica runs it: its URL with the password opened, and its limits. */
+export interface ActiveCarrier {
+  carrierId: string;
+  /** `smpp://system_id:password@host:port` (or smpps://): what its sessions connect with. */
+  url: string;
+  binds: number;
+  window: number;
+  maxPerSecond: number | null;
+  systemType: string | null;
+  source: AddressNumbering;
+  destination: AddressNumbering;
+  enabled: boolean;
+  /** Permanent submit_sm_resp statuses (`0x0000000B`) that re-route instead of ending the message. */
+  rerouteOnErrors: ReadonlySet<string>;
+}
+
+/** Carriers and routes as every replica applies them. */
+export interface RoutingConfig {
+  carriers: ActiveCarrier[];
+  /** In table order. */
+  routes: RouteConfiguredV1[];
+}
+
+/** Where a replica reads the table from (the routing-config stream, plus SMPP_URL's carrier). */
+export interface RoutingConfigSource {
+  load(): Promise<RoutingConfig>;
+}
+
+/** What a session is opened with: a change to any of it closes the carrier's sessions and opens new ones. */
+export function sessionFingerprint(carrier: ActiveCarrier): string {
+  return JSON.stringify([carrier.url, carrier.window, carrier.systemType]);
+}
