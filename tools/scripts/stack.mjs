@@ -9,6 +9,11 @@
 //   SERVICE_REPLICAS  processes of every service (default 1, at most 9): back-end replica i takes its
 //                     service's health port + i - 1; gateway replica i listens on each API port
 //                     + (i - 1) * GATEWAY_PORT_STEP (default 10: 3010, 3011, 3012 for the second)
+//   SMSC_INSTANCES    SMSC simulators to start when no SMPP_URL is given (default 1, at most 4): instance i
+//                     is named smsc-simulator-<i> (the first keeps smsc-simulator) and listens on SMSC_PORT
+//                     and SMSC_HTTP_PORT + (i - 1) * SMSC_PORT_STEP (default 10: 2785 and 2786 for the
+//                     second). All share SMSC_SYSTEM_ID and SMSC_PASSWORD; only the first is SMPP_URL, the
+//                     others wait to be registered as carriers (the banner lists them, `smscInstances` too)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,11 +39,49 @@ if (missing.length > 0) {
   for (const name of missing) env[name] = stored[name];
 }
 
-// Without SMPP_URL the platform sends to the SMSC simulator, started first as a service of its own.
+// Without SMPP_URL the platform sends to the SMSC simulator(s), started first as services of their own.
 const simulated = !env.SMPP_URL;
 const smscPort = Number(env.SMSC_PORT ?? 2775);
 const smscHttpPort = Number(env.SMSC_HTTP_PORT ?? 2776);
-if (simulated) env.SMPP_URL = `smpp://${env.SMSC_SYSTEM_ID ?? 'seed'}:${env.SMSC_PASSWORD ?? 'secret'}@127.0.0.1:${smscPort}`;
+const smscCount = Number(env.SMSC_INSTANCES || 1);
+const smscStep = Number(env.SMSC_PORT_STEP || 10);
+if (!Number.isInteger(smscCount) || smscCount < 1 || smscCount > 4) {
+  console.error(`[stack] SMSC_INSTANCES must be a whole number from 1 to 4, not ${env.SMSC_INSTANCES}`);
+  process.exit(1);
+}
+if (!Number.isInteger(smscStep) || smscStep < 1) {
+  console.error(`[stack] SMSC_PORT_STEP must be a whole number above 0, not ${env.SMSC_PORT_STEP}`);
+  process.exit(1);
+}
+if (!simulated && smscCount > 1) console.error('[stack] SMSC_INSTANCES ignored: SMPP_URL names the carrier, no simulator starts');
+// The simulators' inspection API listens on loopback unless SMSC_HTTP_HOST names another address.
+const smscHttpHost = ['', '0.0.0.0', '::'].includes(env.SMSC_HTTP_HOST ?? '') ? '127.0.0.1' : env.SMSC_HTTP_HOST;
+
+/** Simulator instance `i` (from 1): the first keeps the simulator's name and ports. */
+function smscInstance(i) {
+  const offset = (i - 1) * smscStep;
+  const smppPort = smscPort + offset;
+  const httpPort = smscHttpPort + offset;
+  const httpUrl = `http://${smscHttpHost.includes(':') ? `[${smscHttpHost}]` : smscHttpHost}:${httpPort}`;
+  return {
+    name: i === 1 ? 'smsc-simulator' : `smsc-simulator-${i}`,
+    smppPort,
+    httpPort,
+    smppUrl: `smpp://${env.SMSC_SYSTEM_ID ?? 'seed'}:${env.SMSC_PASSWORD ?? 'secret'}@127.0.0.1:${smppPort}`,
+    httpUrl,
+    env: {
+      SMSC_PORT: String(smppPort),
+      SMSC_HTTP_PORT: String(httpPort),
+      // Each its own id range (2^28 ids wide), so that a carrier message id never names messages at
+      // two simulators, whatever a failover test sends where.
+      ...(smscCount > 1 ? { SMSC_MESSAGE_ID_START: String(i * 0x10000000 + Math.floor(Math.random() * 0x8000000)) } : {}),
+    },
+  };
+}
+
+/** The simulators this stack starts, first = SMPP_URL: `{ name, smppPort, httpPort, smppUrl, httpUrl }` each. */
+export const smscInstances = simulated ? Array.from({ length: smscCount }, (_, i) => smscInstance(i + 1)) : [];
+if (simulated) env.SMPP_URL = smscInstances[0].smppUrl;
 
 const replicas = Number(env.SERVICE_REPLICAS ?? 1);
 if (!Number.isInteger(replicas) || replicas < 1 || replicas > 9) {
@@ -57,7 +100,10 @@ function replica(service, i) {
 }
 
 export const services = [
-  ...(simulated ? [{ name: 'smsc-simulator', port: smscHttpPort, main: 'dist/tools/smsc-simulator/src/main.js', health: '/health' }] : []),
+  // `port` is the inspection API's (the health check's), `smppPort` the SMPP listener's.
+  ...smscInstances.map(({ name, httpPort, smppPort, env: instanceEnv }) => ({
+    name, port: httpPort, smppPort, main: 'dist/tools/smsc-simulator/src/main.js', health: '/health', healthHost: smscHttpHost, env: instanceEnv,
+  })),
   ...[
     { name: 'sms-batch', port: healthBase },
     { name: 'verification', port: healthBase + 10 },
@@ -66,6 +112,20 @@ export const services = [
     { name: 'api-gateway', port: apiPorts.ADMIN_API_PORT },
   ].flatMap((service) => Array.from({ length: replicas }, (_, i) => replica(service, i + 1))),
 ];
+
+// Simulator instances add listeners next to the services' (in the e2e tests' port blocks too): a
+// shared port would only show up as one process exiting at start-up, so name it before starting.
+const listeners = new Map();
+for (const service of services) {
+  const ports = service.smppPort ? [service.smppPort, service.port] : service.env && !service.main ? Object.values(service.env).map(Number) : [service.port];
+  for (const port of ports) {
+    if (listeners.has(port)) {
+      console.error(`[stack] ${service.name} and ${listeners.get(port)} would both listen on port ${port}: change SMSC_PORT, SMSC_HTTP_PORT or SMSC_PORT_STEP`);
+      process.exit(1);
+    }
+    listeners.set(port, service.name);
+  }
+}
 
 const children = new Map();
 let stopping = false;
@@ -102,7 +162,8 @@ async function waitReady(service, deadline) {
   while (Date.now() < deadline) {
     if (!children.has(service.name)) throw new Error(`${service.name} exited during start-up`);
     try {
-      const res = await fetch(`http://127.0.0.1:${service.port}${service.health ?? '/health/ready'}`);
+      const host = service.healthHost ?? '127.0.0.1';
+      const res = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${service.port}${service.health ?? '/health/ready'}`);
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -152,7 +213,9 @@ function printBanner() {
   Admin API      http://${host}:${env.ADMIN_API_PORT ?? 3002}   (Authorization: Bearer <ADMIN_TOKEN>, kept in .local/admin-token)${
     replicas > 1 ? `\n  Replicas       ${replicas} of every service; gateway replica i adds ${gatewayStep} x (i - 1) to each port above` : ''
   }
-  Carrier        ${simulated ? `SMSC simulator on smpp://127.0.0.1:${smscPort}; what it received: http://${host}:${smscHttpPort}/messages` : 'SMPP_URL'}
+  Carrier        ${simulated ? `SMSC simulator on smpp://127.0.0.1:${smscPort}; what it received: ${smscInstances[0].httpUrl}/messages` : 'SMPP_URL'}${
+    smscInstances.length > 1 ? `\n  More SMSCs     not used until registered as carriers (same system_id and password):${smscInstances.slice(1).map(printedInstance).join('')}` : ''
+  }
 
   Create an account and its first API key:
     npm run admin -- create-account acme
@@ -162,4 +225,10 @@ function printBanner() {
 
   Ctrl-C stops everything.
 `);
+}
+
+function printedInstance({ name, smppUrl, httpUrl }) {
+  // A password of one's own stays out of the terminal; the default one is in the README anyway.
+  const url = env.SMSC_PASSWORD ? smppUrl.replace(/:[^:@/]*@/, ':<SMSC_PASSWORD>@') : smppUrl;
+  return `\n    ${name.padEnd(18)} ${url}   received: ${httpUrl}/messages`;
 }

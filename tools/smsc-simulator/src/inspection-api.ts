@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { CarrierFaults } from './carrier-faults';
 import { messageView, type MessageQuery, type MessageStore } from './message-store';
 import { zeroCounters, type SimulatorCounters } from './simulator-stats';
 import { SimulatorConfigError, applyConfigPatch, publicConfig, type SimulatorConfig } from './simulator.config';
 
 /**
  * HTTP/JSON view into the simulator for tests and benchmarks: what it received, its counters,
- * and its settings (which `PUT /config` changes without a restart).
+ * and its settings (which `PUT /config` changes without a restart), plus the action that breaks
+ * the carrier at once (`POST /sessions/drop`).
  */
 
 export interface Gauges {
@@ -14,12 +16,17 @@ export interface Gauges {
   receiptsQueued: number;
   receiptsInFlight: number;
   messagesStored: number;
+  /** What is left of a refusal started by `POST /sessions/drop?refuseBindsMs=`. */
+  bindRefusalRemainingMs: number;
 }
 
 export interface InspectionContext {
   config: { current: SimulatorConfig };
   store: MessageStore;
   counters: SimulatorCounters;
+  faults: CarrierFaults;
+  /** Closes every SMPP connection; returns how many were open. */
+  dropSessions(): number;
   gauges(): Gauges;
 }
 
@@ -79,10 +86,22 @@ async function route(ctx: InspectionContext, req: IncomingMessage): Promise<[num
     only('GET');
     return [200, { ...ctx.counters, ...ctx.gauges() }];
   }
+  if (path === '/sessions/drop') {
+    only('POST');
+    req.resume();
+    const refuseBindsMs = optionalWholeNumber(url.searchParams, 'refuseBindsMs', MAX_REFUSE_BINDS_MS);
+    // Refusing first: an ESME that reconnects at once must already find the carrier down.
+    const refuseBindsUntil = refuseBindsMs === null ? null : ctx.faults.refuseBindsFor(refuseBindsMs);
+    const dropped = ctx.dropSessions();
+    return [200, refuseBindsUntil ? { dropped, refuseBindsUntil: refuseBindsUntil.toISOString() } : { dropped }];
+  }
   if (path === '/config') {
     if (method === 'PUT') {
       try {
-        ctx.config.current = applyConfigPatch(ctx.config.current, await readJson(req));
+        const patch = await readJson(req);
+        ctx.config.current = applyConfigPatch(ctx.config.current, patch);
+        // Switching refusal off brings the carrier back, whichever way it was refused.
+        if (!ctx.config.current.refuseBinds && Object.hasOwn(patch as object, 'refuseBinds')) ctx.faults.endTimedRefusal();
       } catch (error) {
         if (error instanceof SimulatorConfigError) throw new HttpError(400, 'invalid configuration', error.problems);
         throw error;
@@ -93,6 +112,15 @@ async function route(ctx: InspectionContext, req: IncomingMessage): Promise<[num
     return [200, publicConfig(ctx.config.current)];
   }
   throw new HttpError(404, `no route ${path}`);
+}
+
+const MAX_REFUSE_BINDS_MS = 86_400_000;
+
+function optionalWholeNumber(params: URLSearchParams, name: string, max: number): number | null {
+  const raw = params.get(name);
+  if (raw === null) return null;
+  if (!/^\d+$/.test(raw) || Number(raw) > max) throw new HttpError(400, `${name} must be a whole number from 0 to ${max}`);
+  return Number(raw);
 }
 
 /** A full store is 100,000 messages, some 70 MB of JSON: a page is enough unless asked for more. */

@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const config = loadSimulatorConfig(process.env);
   const logger = createLogger('smsc-simulator', config.logLevel);
   const simulator = await startSimulator(config, { logger });
-  logger.info({ smppPort: simulator.smppPort, httpPort: simulator.httpPort }, 'smsc simulator ready');
+  logger.info({ smppPort: simulator.smppPort, httpPort: simulator.httpPort, smppHost: simulator.smppAddress, httpHost: simulator.httpAddress }, 'smsc simulator ready');
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -2,27 +2,38 @@
 export interface SimulatorCounters {
   /** submit_sm PDUs received, whatever became of them. */
   submits: number;
+  /** Answered with status 0 (and stored). */
   accepted: number;
-  /** Refused with another status than the two below (not bound, rejected destination). */
+  /** Refused with another status than the ones counted below (not bound, rejected destination). */
   rejected: number;
+  /** ESME_RTHROTTLED: above throttlePerSecond, or throttleAll. */
   throttled: number;
   windowFull: number;
+  /** temporaryErrorProbability's answers. */
+  temporaryErrors: number;
   /** Connections dropped on purpose (SMSC_DROP_PROBABILITY). */
   dropped: number;
+  /** submit_sm held by submitDelayMs when their session closed: never answered, never stored. */
+  unanswered: number;
   receiptsSent: number;
   receiptsResent: number;
   receiptsAcked: number;
   receiptsAbandoned: number;
   binds: number;
+  /** Wrong system_id or password. */
   bindFailures: number;
+  /** Refused while refuseBinds (or a drop's refuseBindsMs) held. */
+  bindsRefused: number;
+  /** Connections closed by `POST /sessions/drop`. */
+  sessionsDropped: number;
   enquireLinks: number;
   genericNacks: number;
 }
 
 export function zeroCounters(): SimulatorCounters {
   return {
-    submits: 0, accepted: 0, rejected: 0, throttled: 0, windowFull: 0, dropped: 0,
+    submits: 0, accepted: 0, rejected: 0, throttled: 0, windowFull: 0, temporaryErrors: 0, dropped: 0, unanswered: 0,
     receiptsSent: 0, receiptsResent: 0, receiptsAcked: 0, receiptsAbandoned: 0,
-    binds: 0, bindFailures: 0, enquireLinks: 0, genericNacks: 0,
+    binds: 0, bindFailures: 0, bindsRefused: 0, sessionsDropped: 0, enquireLinks: 0, genericNacks: 0,
   };
 }

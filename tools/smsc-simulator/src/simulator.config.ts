@@ -2,6 +2,7 @@
  * The simulator's settings: read from the environment once at boot (the only place that reads
  * it), validated, and changeable at run time through `PUT /config` with the same validation.
  */
+import { CommandStatus } from './smpp.constants';
 
 export const FINAL_STATES = ['DELIVRD', 'EXPIRED', 'DELETED', 'UNDELIV', 'ACCEPTD', 'UNKNOWN', 'REJECTD'] as const;
 export type FinalState = (typeof FINAL_STATES)[number];
@@ -13,6 +14,7 @@ export interface FinalStateWeight {
 
 export interface SimulatorConfig {
   host: string;
+  httpHost: string;
   smppPort: number;
   httpPort: number;
   systemId: string;
@@ -20,7 +22,13 @@ export interface SimulatorConfig {
   receiptDelayMs: number;
   finalStates: FinalStateWeight[];
   messageIdFormat: 'hex' | 'decimal';
+  /** null: a random start. */
+  messageIdStart: number | null;
   throttlePerSecond: number;
+  throttleAll: boolean;
+  refuseBinds: boolean;
+  temporaryErrorProbability: number;
+  temporaryErrorStatus: number;
   window: number;
   dropProbability: number;
   rejectPrefixes: string[];
@@ -60,6 +68,22 @@ const integer = (min: number, max: number): Parser<number> => (raw) => {
 const fraction: Parser<number> = (raw) => {
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new Error('must be a number from 0 to 1');
+  return value;
+};
+
+const flag: Parser<boolean> = (raw) => {
+  if (typeof raw === 'boolean') return raw;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error('must be true or false');
+};
+
+/** A command_status as specifications and carriers write them: decimal, or hex like 0x00000008. */
+const commandStatus: Parser<number> = (raw) => {
+  const value = typeof raw === 'string' && /^\s*(0x[0-9a-f]+|\d+)\s*$/i.test(raw) ? Number(raw.trim()) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 0xffffffff) {
+    throw new Error('must be a command_status from 1 to 0xFFFFFFFF (0 is success)');
+  }
   return value;
 };
 
@@ -109,6 +133,7 @@ const prefixes: Parser<string[]> = (raw) => {
 
 const fields: Fields = {
   host: { env: 'SMSC_HOST', parse: text(255), live: false },
+  httpHost: { env: 'SMSC_HTTP_HOST', parse: text(255), live: false },
   smppPort: { env: 'SMSC_PORT', parse: integer(0, 65535), live: false },
   httpPort: { env: 'SMSC_HTTP_PORT', parse: integer(0, 65535), live: false },
   // SMPP 3.4 caps system_id at 16 and password at 9 octets, terminator included.
@@ -117,7 +142,13 @@ const fields: Fields = {
   receiptDelayMs: { env: 'SMSC_RECEIPT_DELAY_MS', parse: integer(0, 86_400_000), live: true },
   finalStates: { env: 'SMSC_FINAL_STATES', parse: finalStates, live: true },
   messageIdFormat: { env: 'SMSC_MESSAGE_ID_FORMAT', parse: oneOf(['hex', 'decimal'] as const), live: true },
+  // Fixed: ids count up from it, so moving it while running could hand out an id twice.
+  messageIdStart: { env: 'SMSC_MESSAGE_ID_START', parse: integer(0, 2 ** 48), live: false },
   throttlePerSecond: { env: 'SMSC_THROTTLE_PER_SECOND', parse: integer(0, 10_000_000), live: true },
+  throttleAll: { env: 'SMSC_THROTTLE_ALL', parse: flag, live: true },
+  refuseBinds: { env: 'SMSC_REFUSE_BINDS', parse: flag, live: true },
+  temporaryErrorProbability: { env: 'SMSC_TEMPORARY_ERROR_PROBABILITY', parse: fraction, live: true },
+  temporaryErrorStatus: { env: 'SMSC_TEMPORARY_ERROR_STATUS', parse: commandStatus, live: true },
   window: { env: 'SMSC_WINDOW', parse: integer(1, 1_000_000), live: true },
   dropProbability: { env: 'SMSC_DROP_PROBABILITY', parse: fraction, live: true },
   rejectPrefixes: { env: 'SMSC_REJECT_PREFIXES', parse: prefixes, live: true },
@@ -131,6 +162,9 @@ const fields: Fields = {
 export function defaultSimulatorConfig(): SimulatorConfig {
   return {
     host: '0.0.0.0',
+    // The inspection API changes how the carrier behaves and has no authentication: loopback
+    // unless asked, even where the SMPP port is open to the network.
+    httpHost: '127.0.0.1',
     smppPort: 2775,
     httpPort: 2776,
     systemId: 'seed',
@@ -138,7 +172,12 @@ export function defaultSimulatorConfig(): SimulatorConfig {
     receiptDelayMs: 200,
     finalStates: [{ state: 'DELIVRD', weight: 100 }],
     messageIdFormat: 'hex',
+    messageIdStart: null,
     throttlePerSecond: 0,
+    throttleAll: false,
+    refuseBinds: false,
+    temporaryErrorProbability: 0,
+    temporaryErrorStatus: CommandStatus.ESME_RSYSERR,
     window: 100,
     dropProbability: 0,
     rejectPrefixes: [],

@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '@seed/platform-logging';
+import { CarrierFaults } from './carrier-faults';
 import { ReceiptDispatcher } from './delivery-receipts';
 import { createInspectionServer } from './inspection-api';
 import { MessageIdGenerator } from './message-ids';
@@ -13,13 +15,16 @@ export interface RunningSimulator {
   /** The ports actually bound (useful when 0 asked for random ones). */
   smppPort: number;
   httpPort: number;
+  /** The addresses actually bound: SMSC_HOST for SMPP, SMSC_HTTP_HOST (loopback by default) for the API. */
+  smppAddress: string;
+  httpAddress: string;
   stop(): Promise<void>;
 }
 
 export interface SimulatorOptions {
   /** Default: JSON logs on stdout at the configured level. */
   logger?: Logger;
-  /** Drives final states and dropped connections; tests can make them deterministic. */
+  /** Drives final states, dropped connections and temporary errors; tests can make them deterministic. */
   random?: () => number;
 }
 
@@ -28,23 +33,33 @@ const SUMMARY_INTERVAL_MS = 10_000;
 /** Starts the SMPP listener and the inspection API; settings left out take their defaults. */
 export async function startSimulator(settings: Partial<SimulatorConfig> = {}, options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const config = { current: resolveSimulatorConfig(settings) };
-  const { host, maxMessages } = config.current;
+  const { host, httpHost, maxMessages, messageIdStart } = config.current;
   const logger = options.logger ?? createLogger('smsc-simulator', config.current.logLevel);
   const random = options.random ?? Math.random;
   const counters = zeroCounters();
   const store = new MessageStore(maxMessages);
   const receipts = new ReceiptDispatcher(config, counters);
-  const smsc = new SmscServer({ config, store, receipts, counters, ids: new MessageIdGenerator(random), throttle: new Throttle(), random, logger });
+  const faults = new CarrierFaults(config, random);
+  const ids = new MessageIdGenerator(random, messageIdStart);
+  const smsc = new SmscServer({ config, store, receipts, counters, ids, throttle: new Throttle(), faults, random, logger });
   const http = createInspectionServer({
     config,
     store,
     counters,
+    faults,
+    dropSessions: () => {
+      const dropped = smsc.dropAll();
+      counters.sessionsDropped += dropped;
+      logger.info({ dropped }, 'smpp sessions dropped on request');
+      return dropped;
+    },
     gauges: () => ({
       sessions: smsc.sessionCount,
       boundSessions: smsc.boundSessionCount,
       receiptsQueued: receipts.queuedCount,
       receiptsInFlight: receipts.inFlightCount,
       messagesStored: store.size,
+      bindRefusalRemainingMs: faults.bindRefusalRemainingMs,
     }),
   });
 
@@ -65,22 +80,21 @@ export async function startSimulator(settings: Partial<SimulatorConfig> = {}, op
   summary.unref();
 
   try {
-    const smppPort = await smsc.listen(host, config.current.smppPort);
-    const httpPort = await listen(http, host, config.current.httpPort);
-    return { smppPort, httpPort, stop };
+    const smpp = await smsc.listen(host, config.current.smppPort);
+    const api = await listen(http, httpHost, config.current.httpPort);
+    return { smppPort: smpp.port, httpPort: api.port, smppAddress: smpp.address, httpAddress: api.address, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-function listen(server: Server, host: string, port: number): Promise<number> {
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : port);
+      resolve(server.address() as AddressInfo);
     });
   });
 }
