@@ -98,6 +98,9 @@ describe('RoutingConfigHandler', () => {
     expect(kept).toMatchObject({ tls: true, port: 3550, window: 50, sealedPassword: sealedBefore });
     ok(await putCarrier('a', carrier({ url: 'smpp://seed:n3w@smsc-a.example' })));
     expect(passwords.open((await storedCarrier('a')).sealedPassword)).toBe('n3w');
+    ok(await putCarrier('a', carrier({ url: null, window: 60 })));
+    expect(await storedCarrier('a')).toMatchObject({ tls: false, host: 'smsc-a.example', port: 2775, systemId: 'seed', window: 60 });
+    expect(passwords.open((await storedCarrier('a')).sealedPassword)).toBe('n3w');
   });
 
   it('refuses bad input with 400 and writes nothing', async () => {
@@ -105,6 +108,7 @@ describe('RoutingConfigHandler', () => {
     const refusals = [
       await putCarrier('b', carrier({ url: 'smpp://seed@smsc-b.example' })),
       await putCarrier('b', carrier({ url: 'http://seed:pw@smsc-b.example' })),
+      await putCarrier('b', carrier({ url: null })),
       await putCarrier('b', carrier({ binds: 0 })),
       await putCarrier('B', carrier()),
       await handler.putCarrier(commandOf('PutCarrier', { carrierId: 'b', carrier: null as unknown as CarrierInput }), context),

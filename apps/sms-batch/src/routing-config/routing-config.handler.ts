@@ -151,6 +151,12 @@ export class RoutingConfigHandler {
   private settingsOf(carrierId: string, input: CarrierInput, state: RoutingConfigState): CarrierSettings {
     if (input === null || typeof input !== 'object') throw new RoutingConfigError('invalid', 'carrier must be an object');
     const { url, ...limits } = input;
+    if (url === null || url === undefined) {
+      // A replace without a URL keeps where, as whom and with what password the carrier binds.
+      const stored = state.carriers.get(carrierId);
+      if (!stored) throw new RoutingConfigError('invalid', 'url is required to create a carrier: smpp://system_id:password@host:port');
+      return { ...limits, endpoint: { tls: stored.tls, host: stored.host, port: stored.port, systemId: stored.systemId }, sealedPassword: null };
+    }
     const { password, ...endpoint } = parseCarrierUrl(url);
     return { ...limits, endpoint, sealedPassword: password === null ? null : this.sealedPassword(state, carrierId, password) };
   }
