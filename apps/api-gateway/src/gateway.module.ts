@@ -23,6 +23,9 @@ import { SmsReadController } from './sms/sms-read.controller';
 import { VerifyController } from './verify/verify.controller';
 import { MessagesV1Controller } from './messages/messages-v1.controller';
 import { RequestRateLimits } from './rate-limit/request-rate-limits';
+import { CarriersController } from './routing/carriers.controller';
+import { RoutesController } from './routing/routes.controller';
+import { RoutingCommands } from './routing/routing-commands';
 import { WebhookCommandTopic } from './webhooks/webhook-command-topic';
 import { WebhooksController } from './webhooks/webhooks.controller';
 
@@ -43,7 +46,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: GatewayModule,
       imports: [PlatformModule.forService(gatewayService, config, logger)],
-      controllers: [AdminController, SmsBatchController, MessagesV1Controller, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController],
+      controllers: [AdminController, SmsBatchController, MessagesV1Controller, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController, CarriersController, RoutesController],
       providers: [
         { provide: GatewayConfig, useValue: config },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -69,6 +72,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
         AdminTokenGuard,
         CommandClient,
         AgentCommands,
+        RoutingCommands,
         WebhookCommandTopic,
       ],
     };

@@ -33,7 +33,7 @@ const INFO: Record<ListenerName, { title: string; description: string }> = {
   },
   admin: {
     title: 'Seed Messaging: admin API',
-    description: `Accounts, sub-accounts, API keys, rate limits and webhook settings: the operator's account dashboard, behind \`ADMIN_TOKEN\`. ${COMMON_DESCRIPTION}`,
+    description: `Accounts, sub-accounts, API keys, rate limits, webhook settings, carriers and routes: the operator's dashboard, behind \`ADMIN_TOKEN\`. ${COMMON_DESCRIPTION}`,
   },
 };
 
@@ -46,6 +46,7 @@ const TAGS: Record<string, string> = {
   'Guest page': 'The page a guest link opens.',
   Accounts: 'Accounts, sub-accounts, API keys and request rate limits.',
   Webhooks: "Delivery-status webhooks: an account's default callback URL, signing secret and dead letters.",
+  'Carriers and routes': 'The SMPP carriers messages are sent through, and the ordered routing table that picks one for each message. Applied by every sms-batch replica within 5 seconds.',
 };
 
 /**
