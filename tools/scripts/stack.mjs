@@ -88,6 +88,9 @@ if (!Number.isInteger(replicas) || replicas < 1 || replicas > 9) {
   console.error(`[stack] SERVICE_REPLICAS must be a whole number from 1 to 9, not ${env.SERVICE_REPLICAS}`);
   process.exit(1);
 }
+// SMPP_BINDS is the `default` carrier's sessions across every sms-batch replica: one per replica
+// unless set, so that each replica sends as it would alone.
+env.SMPP_BINDS ??= String(replicas);
 const gatewayStep = Number(env.GATEWAY_PORT_STEP ?? 10);
 const apiPorts = { MESSAGING_API_PORT: Number(env.MESSAGING_API_PORT ?? 3000), AGENT_API_PORT: Number(env.AGENT_API_PORT ?? 3001), ADMIN_API_PORT: Number(env.ADMIN_API_PORT ?? 3002) };
 

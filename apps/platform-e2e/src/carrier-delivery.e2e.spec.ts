@@ -70,13 +70,16 @@ describe('carrier delivery over SMPP', () => {
       expect(view).toMatchObject({ umid: umid(i), batchId: batch.batchId, subAccountId: account.subAccountId });
       expect(view.status).toMatchObject({ state: 'delivered', detail: 'SMS is delivered to the handset', errorCode: null, errorMessage: null });
       expect(stateChanges(view)).toEqual(['queued', 'sent', 'delivered']);
+      // The routing decision (SMPP_URL's carrier `default`, by the catch-all) comes just before the hand-off.
+      const routed = view.history.filter((h) => h.event === 'MessageRouted');
+      expect(routed).toEqual([expect.objectContaining({ state: 'queued', carrierId: 'default', detail: 'routed to carrier default by the catch-all route, attempt 1' })]);
       const sent = view.history.find((h) => h.event === 'MessageSent');
       expect(sent?.carrierMessageIds).toEqual(atSmsc[i]?.messageIds);
       const times = view.history.map((h) => Date.parse(h.timestamp));
       expect(times).toEqual([...times].sort((a, b) => a - b));
     }
     // Receipts of the first two parts changed nothing visible; the last one delivered the message.
-    expect(delivered[1]?.history.map((h) => h.event)).toEqual(['MessageQueued', 'MessageSent', 'ReceiptRecorded', 'ReceiptRecorded', 'MessageDelivered']);
+    expect(delivered[1]?.history.map((h) => h.event)).toEqual(['MessageQueued', 'MessageRouted', 'MessageSent', 'ReceiptRecorded', 'ReceiptRecorded', 'MessageDelivered']);
   });
 
   it('acknowledges every receipt to the carrier', async () => {
@@ -128,7 +131,7 @@ describe('carrier delivery over SMPP', () => {
       const stream = records.filter((r) => r.key === `sms-message-${u}`).map((r) => r.value);
       expect(stream.map((e) => e['streamPosition'])).toEqual(stream.map((_, n) => n + 1));
       const types = stream.map((e) => e['type']).filter((t) => t !== 'ReceiptRecorded');
-      expect(types).toEqual(['MessageQueued', 'MessageSent', 'MessageDelivered']);
+      expect(types).toEqual(['MessageQueued', 'MessageRouted', 'MessageSent', 'MessageDelivered']);
       const sent = stream.find((e) => e['type'] === 'MessageSent')?.['data'];
       expect(sent).toMatchObject({ umid: u, batchId: batch.batchId, carrierMessageIds: atSmsc[i]?.messageIds, smsCount: delivered[i]?.smsCount });
       const done = stream.find((e) => e['type'] === 'MessageDelivered')?.['data'] as { receipts: { carrierMessageId: string; stat: string }[] };

@@ -143,7 +143,7 @@ const fields: Fields = {
   finalStates: { env: 'SMSC_FINAL_STATES', parse: finalStates, live: true },
   messageIdFormat: { env: 'SMSC_MESSAGE_ID_FORMAT', parse: oneOf(['hex', 'decimal'] as const), live: true },
   // Fixed: ids count up from it, so moving it while running could hand out an id twice.
-  messageIdStart: { env: 'SMSC_MESSAGE_ID_START', parse: integer(0, 2 ** 48), live: false },
+  messageIdStart: { env: 'SMSC_MESSAGE_ID_START', parse: (raw) => (raw === null ? null : integer(0, 2 ** 48)(raw)), live: false },
   throttlePerSecond: { env: 'SMSC_THROTTLE_PER_SECOND', parse: integer(0, 10_000_000), live: true },
   throttleAll: { env: 'SMSC_THROTTLE_ALL', parse: flag, live: true },
   refuseBinds: { env: 'SMSC_REFUSE_BINDS', parse: flag, live: true },

@@ -31,6 +31,13 @@ export class MessageHistoryEntrySchema extends MessageStatusSchema {
 
   @ApiPropertyOptional({ type: 'string', isArray: true, description: "The carrier's message ids, one per part, on the `sent` step." })
   carrierMessageIds?: string[];
+
+  @ApiPropertyOptional({
+    type: 'string',
+    description: 'The carrier of a `MessageRouted` step (each routing decision: the route, the carrier and the attempt are in `detail`) and of the `sent` step.',
+    example: 'carrier-a',
+  })
+  carrierId?: string;
 }
 
 @ApiSchema({ name: 'Message', description: 'A message with its current status and its history.' })

@@ -42,7 +42,7 @@ export function messageInState(stack: RunningStack, account: Reader, umid: strin
   }, timeoutMs, 100);
 }
 
-/** Every state change of a view's history, receipts that changed nothing left out. */
+/** The states a message went through: receipts that changed nothing and routing decisions left out. */
 export function stateChanges(view: MessageView): string[] {
-  return view.history.filter((h) => h.event !== 'ReceiptRecorded').map((h) => h.state);
+  return view.history.filter((h) => h.event !== 'ReceiptRecorded' && h.event !== 'MessageRouted').map((h) => h.state);
 }

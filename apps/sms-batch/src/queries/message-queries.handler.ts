@@ -18,6 +18,7 @@ import {
   type MessageUndeliveredV1,
   type MessageView,
   type ReceiptRecordedV1,
+  type MessageRoutedV1,
   type MessageSentV1,
 } from '@seed/sms-batch-contracts';
 
@@ -135,12 +136,22 @@ function toHistoryEntry(event: StoredEvent, index: number, all: readonly StoredE
     case 'MessageRejected':
       return plain('rejected', (event.data as MessageRejectedV1).description);
     case 'MessageSent':
-      return { ...plain('sent', 'SMS is handed to the carrier'), carrierMessageIds: (event.data as MessageSentV1).carrierMessageIds };
+      return {
+        ...plain('sent', 'SMS is handed to the carrier'),
+        carrierMessageIds: (event.data as MessageSentV1).carrierMessageIds,
+        ...((event.data as MessageSentV1).carrierId === undefined ? {} : { carrierId: (event.data as MessageSentV1).carrierId }),
+      };
     case 'MessageDelivered':
       return plain('delivered', 'SMS is delivered to the handset');
     case 'MessageUndelivered': {
       const d = event.data as MessageUndeliveredV1;
       return { event: event.type, state: 'undelivered', detail: d.detail, timestamp: at, errorCode: d.errorCode, errorMessage: d.errorMessage };
+    }
+    case 'MessageRouted': {
+      const d = event.data as MessageRoutedV1;
+      const route = d.routeId === null ? 'the catch-all route' : `route ${d.routeId}`;
+      const why = d.outcome === 'handed-off' ? '' : `: ${d.outcome}${d.detail ? ` (${d.detail})` : ''}`;
+      return { ...plain(stateBefore(all.slice(0, index)), `routed to carrier ${d.carrierId} by ${route}, attempt ${d.attempt}${why}`), carrierId: d.carrierId };
     }
     case 'ReceiptRecorded': {
       const d = event.data as ReceiptRecordedV1;

@@ -40,7 +40,7 @@ export interface MessageView {
   expiry: string | null;
   status: MessageStatusView;
   /** Every step, oldest first; receipts that changed nothing appear with the state they left. */
-  history: (MessageStatusView & { event: string; carrierMessageIds?: string[] })[];
+  history: (MessageStatusView & { event: string; carrierMessageIds?: string[]; carrierId?: string })[];
 }
 
 /** `GET /sms/v1/{subAccountId}/batches/{batchId}` */
