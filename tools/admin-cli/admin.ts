@@ -1,14 +1,16 @@
-// `npm run admin -- <command>`: the account dashboard of the contract, over the admin API.
+// `npm run admin -- <command>`: the account dashboard of the contract, and the carriers and routes, over the admin API.
 // ADMIN_URL (default http://127.0.0.1:3002) and ADMIN_TOKEN (default: .local/admin-token, written by npm start).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ROUTING_USAGE, routingRequest, UsageError } from './routing-requests';
 
 const USAGE = `usage: npm run admin -- <command>
   create-account <accountId>                  account, its <accountId>_hq sub-account and a first API key
   show-account <accountId>                    the account's sub-accounts
   create-sub-account <accountId> <subAccountId>
   create-api-key <accountId>                  another API key (shown once)
-  revoke-api-key <accountId> <apiKeyId>       stops working at once`;
+  revoke-api-key <accountId> <apiKeyId>       stops working at once
+${ROUTING_USAGE}`;
 
 const root = join(__dirname, '../../..');
 const adminUrl = process.env['ADMIN_URL'] ?? `http://127.0.0.1:${process.env['ADMIN_API_PORT'] ?? 3002}`;
@@ -35,6 +37,14 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
 
 async function main(argv: string[]): Promise<unknown> {
   const [command, a, b] = argv;
+  let routing;
+  try {
+    routing = routingRequest(command, argv.slice(1));
+  } catch (error) {
+    if (error instanceof UsageError) throw new Error(`${error.message}\n${USAGE}`);
+    throw error;
+  }
+  if (routing) return call(routing.method, routing.path, routing.body);
   switch (command) {
     case 'create-account':
       if (a) return call('POST', '/admin/v1/accounts', { accountId: a });
