@@ -27,8 +27,11 @@ export interface AddressNumbering {
 
 /** What an operator gives to create or replace a carrier (`PUT /admin/v1/carriers/{carrierId}`). */
 export interface CarrierInput {
-  /** `smpp://system_id:password@host:port` or `smpps://...`; the password may be left out on a replace to keep the stored one. */
-  url: string;
+  /**
+   * `smpp://system_id:password@host:port` or `smpps://...`; the password may be left out on a
+   * replace to keep the stored one, and the whole URL (null) to keep the stored endpoint and password.
+   */
+  url: string | null;
   /** Sessions the operator allows for this system_id, across every sms-batch replica. */
   binds: number;
   /** submit_sm in flight per session. */
