@@ -9,19 +9,30 @@ import {
   type MessageDeliveredV1,
   type MessageQueuedV1,
   type MessageRef,
+  type MessageRoutedV1,
   type MessageUndeliveredV1,
   type ReceiptRecordedV1,
   type SubmitBatchData,
 } from '@seed/sms-batch-contracts';
 import { decideSubmitBatch, initialBatchState, type DecidedBatch } from './batch-submission.decider';
 import { ESM_CLASS_DELIVERY_RECEIPT, parseDeliveryReceipt } from './delivery-receipt';
-import { decideMessage, evolveMessage, FAILURE_STAT_MESSAGES, initialMessageState, type MessageCommand } from './message-lifecycle.decider';
+import {
+  decideMessage,
+  evolveMessage,
+  FAILURE_STAT_MESSAGES,
+  initialMessageState,
+  NO_ROUTE_ERROR_CODE,
+  type MessageCommand,
+  type RoutingDecision,
+} from './message-lifecycle.decider';
+import { CONFIG_TYPES, documentedConfigEvents, variedConfigEvents } from './routing/routing-config.published.test-helpers';
 
 /*
  * docs/asyncapi.json and docs/events.md are what outside subscribers code against. This spec keeps
  * them in step with the code: the topic constant, the event types and versions the real deciders
  * produce (decideSubmitBatch for a batch, decideMessage for what happens to a message after it was
- * queued), every data field they write, the envelope type, and the documented examples.
+ * queued, decideRoutingConfig for carriers and routes), every data field they write, the envelope
+ * type, and the documented examples.
  */
 
 const asyncApi = new AsyncApiDocument();
@@ -111,8 +122,10 @@ const batchEvents = [...published(decide(VARIED)), ...published(decide(variedWit
 // --- what happens after acceptance: decideMessage over the state folded from a real MessageQueued ---
 
 const BATCH_TYPES = ['BatchSubmitted', 'MessageQueued', 'MessageRejected'];
-const LIFECYCLE_TYPES = ['MessageSent', 'MessageDelivered', 'MessageUndelivered', 'ReceiptRecorded'];
-const ALL_TYPES = [...BATCH_TYPES, ...LIFECYCLE_TYPES];
+const LIFECYCLE_TYPES = ['MessageRouted', 'MessageSent', 'MessageDelivered', 'MessageUndelivered', 'ReceiptRecorded'];
+const ALL_TYPES = [...BATCH_TYPES, ...LIFECYCLE_TYPES, ...CONFIG_TYPES];
+/** Fields a decider writes only sometimes, by type: absent in events written before routing existed. */
+const OPTIONAL_FIELDS: Record<string, string[]> = { MessageSent: ['carrierId'] };
 const LATER = '2030-01-15T10:00:05.000Z';
 
 /**
@@ -158,6 +171,11 @@ function receiptOf(carrierMessageId: string, stat: string, form: 'full' | 'bare'
   return receipt;
 }
 const got = (receipt: CarrierReceipt): MessageCommand => ({ type: 'RecordReceipt', receipt });
+/** The sender records each receipt with the carrier whose session delivered it. */
+const gotVia = (carrierId: string, receipt: CarrierReceipt): MessageCommand => ({ type: 'RecordReceipt', receipt: { ...receipt, carrierId } });
+const ROUTED_A: RoutingDecision = { routeId: 'uk', carrierId: 'carrier-a', attempt: 1, price: { amount: '0.0125', currency: 'EUR' } };
+const ROUTED_B: RoutingDecision = { routeId: 'uk', carrierId: 'carrier-b', attempt: 2, price: { amount: '0.0125', currency: 'EUR' } };
+const CATCH_ALL: RoutingDecision = { routeId: null, carrierId: 'default', attempt: 1, price: null };
 
 /** Every path of a queued message: every lifecycle event, every note and reason, nullable fields both ways. */
 function everyOutcomeOf(queued: PublishedEvent): PublishedEvent[] {
@@ -176,6 +194,11 @@ function everyOutcomeOf(queued: PublishedEvent): PublishedEvent[] {
     ...(expiry !== null ? [[{ type: 'ExpireBeforeHandoff', at: expiry } satisfies MessageCommand]] : []),
     // the carrier accepted the parts without giving ids
     [{ type: 'RecordSubmission', carrierMessageIds: ids.map(() => ''), at: LATER }],
+    // routed: handed off on the catch-all; failed over from one carrier to the next; refused; no route
+    [{ ...submit, routing: CATCH_ALL } as MessageCommand, gotVia('default', receiptOf(first, 'ACCEPTD')), ...delivered.map((c) => gotVia('default', (c as { receipt: CarrierReceipt }).receipt))],
+    [{ type: 'RecordFailover', routing: ROUTED_A, detail: 'no bound session', at: LATER }, { ...submit, routing: ROUTED_B } as MessageCommand, gotVia('carrier-b', receiptOf(last, 'UNDELIV'))],
+    [{ type: 'RecordSubmissionFailure', errorCode: '0x00000045', errorMessage: 'submit_sm refused: 0x00000045', at: LATER, routing: ROUTED_A }],
+    [{ type: 'RecordNoRoute', detail: 'no route matches the message', at: LATER }],
   ];
   return scenarios.flatMap((commands) => lifecycle(queued, commands));
 }
@@ -192,7 +215,7 @@ const MULTIPART: SubmitBatchData = {
 };
 const multipartEvents = published(decide(MULTIPART, [uuid(101), uuid(102)]));
 const lifecycleEvents = [...batchEvents, ...multipartEvents].filter((e) => e.type === 'MessageQueued').flatMap(everyOutcomeOf);
-const realEvents = [...batchEvents, ...lifecycleEvents];
+const realEvents: PublishedEvent[] = [...batchEvents, ...lifecycleEvents, ...variedConfigEvents()];
 const eventTypes = sorted(new Set(realEvents.map((e) => e.type)));
 const dataOf = <T>(type: string): T[] => realEvents.filter((e) => e.type === type).map((e) => e.data as T);
 
@@ -220,16 +243,20 @@ const documentedReceipt = (stat: string, err: string, receivedAt: string): Messa
   const shortMessage = `id:439041101 sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:3001151000 done date:3001151000 stat:${stat} err:${err} text:Your parcel arrives t`;
   const receipt = parseDeliveryReceipt({ esmClass: ESM_CLASS_DELIVERY_RECEIPT, shortMessage, receiptedMessageId: null, messageState: null }, receivedAt);
   if (receipt === null) throw new Error(`not a receipt: ${shortMessage}`);
-  return got(receipt);
+  return gotVia('carrier-a', receipt);
 };
-const documentedSubmission: MessageCommand = { type: 'RecordSubmission', carrierMessageIds: ['1a2b3c4d'], at: DOCUMENTED_SENT_AT };
+const DOCUMENTED_ROUTING: RoutingDecision = { routeId: 'uk-split', carrierId: 'carrier-a', attempt: 1, price: { amount: '0.0125', currency: 'EUR' } };
+const documentedSubmission: MessageCommand = { type: 'RecordSubmission', carrierMessageIds: ['1a2b3c4d'], at: DOCUMENTED_SENT_AT, routing: DOCUMENTED_ROUTING };
 const documentedDelivery = documentedReceipt('DELIVRD', '000', '2030-01-15T10:00:03.871Z');
 const DOCUMENTED_LIFECYCLE: Record<string, MessageCommand[]> = {
+  routed: [documentedSubmission],
+  'failed-over': [{ type: 'RecordFailover', routing: DOCUMENTED_ROUTING, detail: 'no bound session', at: DOCUMENTED_SENT_AT }],
   sent: [documentedSubmission],
   delivered: [documentedSubmission, documentedDelivery],
   'receipt-again': [documentedSubmission, documentedDelivery, documentedReceipt('DELIVRD', '000', '2030-01-15T10:00:13.902Z')],
   'undelivered-receipt': [documentedSubmission, documentedReceipt('UNDELIV', '001', '2030-01-15T10:00:03.871Z')],
-  'carrier-rejected': [{ type: 'RecordSubmissionFailure', errorCode: '0x0000000B', errorMessage: 'submit_sm refused: 0x0000000B', at: DOCUMENTED_SENT_AT }],
+  'carrier-rejected': [{ type: 'RecordSubmissionFailure', errorCode: '0x0000000B', errorMessage: 'submit_sm refused: 0x0000000B', at: DOCUMENTED_SENT_AT, routing: DOCUMENTED_ROUTING }],
+  'no-route': [{ type: 'RecordNoRoute', detail: 'no route matches the message', at: DOCUMENTED_SENT_AT }],
 };
 
 interface Example {
@@ -292,10 +319,13 @@ describe('docs/asyncapi.json matches the code', () => {
     '%s: the data schema requires exactly the fields the decider writes, and allows no others',
     (type) => {
       const schema = dataSchemaOf(type);
+      const optional = OPTIONAL_FIELDS[type] ?? [];
       const written = realEvents.filter((e) => e.type === type).map((e) => sorted(Object.keys(e.data as object)));
       expect(written.length).toBeGreaterThan(0);
-      for (const keys of written) expect(sorted(schema['required'] as string[])).toEqual(keys);
-      expect(sorted(Object.keys(schema['properties'] as object))).toEqual(sorted(schema['required'] as string[]));
+      for (const keys of written) expect(sorted(schema['required'] as string[])).toEqual(keys.filter((k) => !optional.includes(k)));
+      expect(sorted(Object.keys(schema['properties'] as object))).toEqual(sorted([...(schema['required'] as string[]), ...optional]));
+      // Each optional field is seen both ways: written, and left out.
+      for (const field of optional) expect({ field, with: written.some((k) => k.includes(field)), without: written.some((k) => !k.includes(field)) }).toEqual({ field, with: true, without: true });
       expect(schema['additionalProperties']).toBe(false);
     },
   );
@@ -311,16 +341,17 @@ describe('docs/asyncapi.json matches the code', () => {
     },
   );
 
-  it('the receipt schema requires exactly the fields of a parsed receipt, and allows no others', () => {
+  it('the receipt schema requires exactly the fields of a parsed receipt, and allows no others but the carrier it came from', () => {
     const schema = deref((doc['components'] as { schemas: Record<string, Schema> }).schemas['CarrierReceipt'] as Schema);
     const keys = sorted(Object.keys(receiptOf('1a', 'DELIVRD')));
     expect(sorted(Object.keys(receiptOf('1a', 'ENROUTE', 'bare')))).toEqual(keys);
     expect(sorted(schema['required'] as string[])).toEqual(keys);
-    expect(sorted(Object.keys(schema['properties'] as object))).toEqual(keys);
+    // carrierId: set by the sender from the session the receipt came in on; absent in receipts recorded before routing.
+    expect(sorted(Object.keys(schema['properties'] as object))).toEqual(sorted([...keys, 'carrierId']));
     expect(schema['additionalProperties']).toBe(false);
   });
 
-  it('the four carrier-delivery events repeat the message reference, and the schemas agree', () => {
+  it('the carrier-delivery events repeat the message reference, and the schemas agree', () => {
     const queued = batchEvents.find((e) => e.type === 'MessageQueued') as PublishedEvent;
     const refKeys = sorted(Object.keys(evolveMessage(initialMessageState(), queued).ref as MessageRef));
     expect(refKeys.length).toBeGreaterThan(0);
@@ -336,6 +367,9 @@ describe('docs/asyncapi.json matches the code', () => {
     const lifecycleData = LIFECYCLE_TYPES.flatMap((type) => dataOf<Record<string, unknown>>(type));
     expectNullAndValueSeen(lifecycleData, ['clientBatchId', 'clientMessageId', 'source', 'dlrCallbackUrl']);
     expectNullAndValueSeen(dataOf('MessageUndelivered'), ['errorCode', 'errorMessage', 'receipt']);
+    expectNullAndValueSeen(dataOf('MessageRouted'), ['routeId', 'price', 'detail']);
+    expectNullAndValueSeen(dataOf('CarrierConfigured'), ['maxPerSecond', 'systemType']);
+    expectNullAndValueSeen(dataOf('RouteConfigured'), ['price']);
     const receipts = [
       ...dataOf<MessageDeliveredV1>('MessageDelivered').flatMap((d) => d.receipts),
       ...dataOf<MessageUndeliveredV1>('MessageUndelivered').flatMap((d) => (d.receipt ? [d.receipt] : [])),
@@ -390,6 +424,7 @@ describe('docs/asyncapi.json matches the code', () => {
     const enumOf = (type: string, field: string): Json => deref(propertiesOf(dataSchemaOf(type))[field] as Schema)['enum'] as Json;
     expect(sorted(enumOf('MessageUndelivered', 'reason') as string[])).toEqual(sorted(new Set(dataOf<MessageUndeliveredV1>('MessageUndelivered').map((d) => d.reason))));
     expect(sorted(enumOf('ReceiptRecorded', 'note') as string[])).toEqual(sorted(new Set(dataOf<ReceiptRecordedV1>('ReceiptRecorded').map((d) => d.note))));
+    expect(sorted(enumOf('MessageRouted', 'outcome') as string[])).toEqual(sorted(new Set(dataOf<MessageRoutedV1>('MessageRouted').map((d) => d.outcome))));
   });
 
   it('lists the encodings and the contract rejection descriptions of the code', () => {
@@ -434,7 +469,10 @@ describe('the documented examples are what the code produces', () => {
     expect(examples.length).toBeGreaterThan(0);
     for (const { name, headers, payload } of examples) {
       expect({ name, documented: name in DOCUMENTED_LIFECYCLE }).toEqual({ name, documented: true });
-      const real = lifecycle(documentedQueued, DOCUMENTED_LIFECYCLE[name] as MessageCommand[]).at(-1);
+      // The path's last event of this type: a hand-off writes MessageRouted and MessageSent together.
+      const real = lifecycle(documentedQueued, DOCUMENTED_LIFECYCLE[name] as MessageCommand[])
+        .filter((e) => e.type === type)
+        .at(-1);
       expect(real?.type).toBe(type);
       expect(payload.data).toEqual(real?.data);
       expect(payload.streamId).toBe(real?.streamId);
@@ -445,6 +483,21 @@ describe('the documented examples are what the code produces', () => {
     }
   });
 
+  it.each(CONFIG_TYPES)('%s: every AsyncAPI example is the documented carriers-and-routes sequence as published', (type) => {
+    const documented = documentedConfigEvents();
+    const examples = examplesOf(type);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const { headers, payload } of examples) {
+      const real = documented.find((e) => e.streamPosition === payload.streamPosition);
+      expect(real?.type).toBe(type);
+      expect(payload).toEqual(real);
+      expect(problems(payloadOf(type), payload)).toEqual([]);
+      expectHeadersOf(type, headers, payload);
+    }
+    // Published without the sealed password, whatever the document's example says.
+    expect(JSON.stringify(documented)).not.toContain('sealed');
+  });
+
   it('docs/events.md gives the detail texts and error messages the decider writes', () => {
     const undelivered = dataOf<MessageUndeliveredV1>('MessageUndelivered');
     const expired = undelivered.find((d) => d.reason === 'expired');
@@ -452,6 +505,10 @@ describe('the documented examples are what the code produces', () => {
     const refused = undelivered.find((d) => d.reason === 'carrier-rejected');
     expect(refused?.detail).toBe(`submit_sm refused: ${refused?.errorCode}`);
     expect(eventsMd).toContain('`submit_sm refused: <errorCode>`');
+    const noRoute = undelivered.find((d) => d.reason === 'no-route');
+    expect(noRoute?.errorCode).toBe(NO_ROUTE_ERROR_CODE);
+    expect(eventsMd).toContain(`| \`no-route\` |`);
+    expect(eventsMd).toContain(`\`${NO_ROUTE_ERROR_CODE}\``);
     for (const [stat, message] of Object.entries(FAILURE_STAT_MESSAGES)) expect(eventsMd).toContain(`| \`${stat}\` | \`${message}\` |`);
     const statsThatEnd = new Set(undelivered.filter((d) => d.reason === 'receipt').map((d) => d.detail));
     expect([...statsThatEnd].every((stat) => stat in FAILURE_STAT_MESSAGES)).toBe(true);
