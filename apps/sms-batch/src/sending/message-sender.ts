@@ -189,6 +189,7 @@ export class MessageSender {
     }
     if (!this.running) return 'released';
     const selection = chooseCarrier(this.fleet, message);
+    if (selection.kind !== 'carrier') this.logger.debug({ umid: message.umid, selection }, 'message not routed to a carrier now');
     switch (selection.kind) {
       case 'unconfigured':
         await this.queue.release([message], NO_CARRIER_RETRY_MS, false);

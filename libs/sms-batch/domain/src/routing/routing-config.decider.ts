@@ -1,5 +1,6 @@
 import type { NewEvent } from '@seed/contracts';
 import {
+  DEFAULT_CARRIER_ID,
   CARRIER_ID_PATTERN,
   ROUTE_ID_PATTERN,
   type CarrierConfiguredV1,
@@ -117,7 +118,9 @@ function putCarrier(carrierId: string, settings: CarrierSettings, state: Routing
 function putRoute(routeId: string, input: RouteInput, state: RoutingConfigState, now: string): RoutingConfigEvent[] {
   requireId(routeId, ROUTE_ID_PATTERN, 'routeId');
   const route = validRouteInput(input);
-  const missing = route.carriers.map((c) => c.carrierId).filter((id) => !state.carriers.has(id));
+  // `default` may be SMPP_URL's carrier, which lives in the environment, not in this stream: a route
+  // may name it either way (without SMPP_URL and without a stored `default`, it is a removed carrier).
+  const missing = route.carriers.map((c) => c.carrierId).filter((id) => id !== DEFAULT_CARRIER_ID && !state.carriers.has(id));
   if (missing.length > 0) {
     throw new RoutingConfigError('conflict', `carrier${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not configured: create ${missing.length > 1 ? 'them' : 'it'} first`);
   }

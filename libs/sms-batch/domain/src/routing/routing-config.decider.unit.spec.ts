@@ -168,6 +168,10 @@ describe('routes', () => {
     expect(when(state, putRoute('r', route({ position: 11 })))).toHaveLength(1);
   });
 
+  it("accepts a route naming `default` without a stored one: SMPP_URL's carrier lives in the environment", () => {
+    expect(when(withCarriers(), putRoute('r', route({ carriers: [{ carrierId: 'default', weight: 1 }] })))).toHaveLength(1);
+  });
+
   it('refuses a route naming a carrier that is not configured (409)', () => {
     expect(refused(withCarriers(), putRoute('r', route({ carriers: [{ carrierId: 'a', weight: 1 }, { carrierId: 'x', weight: 1 }, { carrierId: 'y', weight: 1 }] })))).toEqual({
       code: 'conflict',
