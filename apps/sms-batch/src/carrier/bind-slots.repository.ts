@@ -62,6 +62,11 @@ export class BindSlotsRepository {
     return rows.map((r) => r.replica_id);
   }
 
+  /** A replica stopping: the others count it out at once, and take its share at their next tick. */
+  async leave(replicaId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM ${this.s}.sender_replicas WHERE replica_id = $1`, [replicaId]);
+  }
+
   /** The slots of every configured carrier exist, and no more than its binds. */
   async shape(binds: ReadonlyMap<string, number>): Promise<void> {
     const ids = [...binds.keys()];

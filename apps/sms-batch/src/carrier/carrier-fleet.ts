@@ -92,6 +92,7 @@ export class CarrierFleet {
     clearInterval(this.guard);
     await this.ticking;
     await Promise.all([...this.held.keys()].map((key) => this.giveBack(key)));
+    await this.slots.leave(this.settings.replicaId).catch((error: unknown) => this.logger.warn({ err: error }, 'replica not signed off; the others count it out after a few seconds'));
     await Promise.all([...this.pools.values()].map((pool) => pool.stop()));
     this.detachMetrics?.();
   }
@@ -223,7 +224,9 @@ export class CarrierFleet {
     for (const carrier of enabled) {
       const target = fairShare(carrier.binds, live.length, rank, carrier.carrierId);
       const mine = [...this.held.entries()].filter(([, h]) => h.slot.carrierId === carrier.carrierId && !h.closing);
-      for (const [key] of mine.slice(target)) void this.giveBack(key);
+      // Sessions are kept up to the most any replica needs (the even split rounded up): a replica
+      // joining takes only what others give up above that, so a session never moves for nothing.
+      for (const [key] of mine.slice(Math.max(target, Math.ceil(carrier.binds / Math.max(1, live.length))))) void this.giveBack(key);
       // Slots still closing count against the budget until they are released.
       const closing = [...this.held.values()].filter((h) => h.slot.carrierId === carrier.carrierId && h.closing).length;
       const gained = await this.slots.acquire(this.settings.replicaId, carrier.carrierId, target - mine.length - closing, this.settings.leaseMs);

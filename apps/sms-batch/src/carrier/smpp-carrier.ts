@@ -159,7 +159,9 @@ export class SmppCarrier {
     // Unbind politely when bound; either way the socket is closed within two seconds.
     if (this.bound) session.unbind({}, () => session.close());
     else session.destroy();
-    await Promise.race([closed, sleep(2000).then(() => session.destroy())]);
+    const forced = setTimeout(() => session.destroy(), 2000);
+    await closed;
+    clearTimeout(forced);
     this.bound = false;
   }
 
