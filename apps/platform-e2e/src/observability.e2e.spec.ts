@@ -13,10 +13,16 @@ const OBSERVABILITY = join(__dirname, '../../../k8s/observability');
 /** Series Prometheus makes for every target itself; no service exports them. */
 const MADE_BY_PROMETHEUS = new Set(['up']);
 /**
- * Counters of failures, declared from the start (HELP and TYPE on /metrics) but with no series until
- * the first failure, since their labels (the command type) are known only then. A healthy run has none.
+ * Metrics declared from the start (HELP and TYPE on /metrics) with no series on a healthy run with one
+ * uncapped carrier: counters of failures, whose labels (the command type, the carrier's status) are
+ * known only at the first failure, and the cap's share, which a carrier without maxPerSecond lacks.
  */
-const FIRST_SERIES_ON_FAILURE = new Set(['kafka_consumer_handling_failures_total']);
+const FIRST_SERIES_ON_FAILURE = new Set([
+  'kafka_consumer_handling_failures_total',
+  'sms_batch_smpp_submit_errors_total',
+  'sms_batch_carrier_throttled_seconds_total',
+  'sms_batch_carrier_rate_share',
+]);
 
 interface DashboardPanel {
   title?: string;
@@ -129,8 +135,12 @@ describe('metrics of the dashboard and the alert rules', () => {
 
   it('reports the carrier bound, the queues drained and the followers caught up', () => {
     const sms = texts.get('sms-batch') ?? '';
-    expect(sms).toMatch(/^sms_batch_smpp_bind_up\{bind="1"\} 1$/m);
-    expect(sms).toMatch(/^sms_batch_smpp_submits_total\{outcome="accepted"\} 2$/m);
+    expect(sms).toMatch(/^sms_batch_smpp_bind_up\{carrier="default",bind="1"\} 1$/m);
+    expect(sms).toMatch(/^sms_batch_carrier_bound_sessions\{carrier="default"\} 1$/m);
+    expect(sms).toMatch(/^sms_batch_smpp_submits_total\{carrier="default",outcome="accepted"\} 2$/m);
+    // SMPP_URL alone: the implicit catch-all route (route "") chose the default carrier.
+    expect(sms).toMatch(/^sms_batch_route_decisions_total\{route="",carrier="default",outcome="carrier"\} [1-9]\d*$/m);
+    expect(sms).toMatch(/^sms_batch_lifecycle_events_total\{event="MessageRouted",reason="handed-off"\} 2$/m);
     expect(sms).toMatch(/^sms_batch_lifecycle_events_total\{event="MessageSent",reason=""\} 2$/m);
     expect(sms).toMatch(/^sms_batch_outbound_queue_due_messages 0$/m);
     expect(sms).toMatch(/^event_follower_lag_seconds\{follower="read-models"\} /m);
