@@ -23,10 +23,14 @@ export function routing(stack: RunningStack) {
   };
 }
 
-/** The second simulator a stack started with `SMSC_INSTANCES=2` and `SMSC_PORT_STEP=2`. */
+/**
+ * The second simulator of a stack started with `SMSC_INSTANCES=2` and an `SMSC_PORT_STEP` that keeps
+ * it in the block of ports the harness checked (2: base+5 and +6; 5 beside a second gateway: +8 and +9).
+ */
 export function secondSimulator(stack: RunningStack): { smppUrl: string; httpUrl: string } {
-  const smppPort = Number(stack.env['SMSC_PORT']) + 2;
-  const httpPort = Number(stack.env['SMSC_HTTP_PORT']) + 2;
+  const step = Number(stack.env['SMSC_PORT_STEP']);
+  const smppPort = Number(stack.env['SMSC_PORT']) + step;
+  const httpPort = Number(stack.env['SMSC_HTTP_PORT']) + step;
   return { smppUrl: `smpp://seed:secret@127.0.0.1:${smppPort}`, httpUrl: `http://127.0.0.1:${httpPort}` };
 }
 

@@ -61,6 +61,8 @@ export async function startProcesses(
   const { messaging, agent, admin, smsc: smscPort, smscHttp, healthBase: health } = plan.ports;
   env['SMSC_HOST'] = '127.0.0.1';
   env['SMPP_URL'] ??= `smpp://seed:secret@127.0.0.1:${smscPort}`;
+  // As tools/scripts/stack.mjs does: the default carrier's binds, one per sms-batch replica.
+  env['SMPP_BINDS'] ??= String(replicas);
   const healthPort = (instance: Instance): number | undefined => {
     const { service, replica } = parse(instance);
     const offset = HEALTH_OFFSET[service];

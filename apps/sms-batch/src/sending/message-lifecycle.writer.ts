@@ -55,7 +55,6 @@ type CachedState = { version: number; state: MessageState; traceparent: string |
 /** What a committed flush leaves to remember: folded states, and the carrier ids it recorded. */
 type Committed = { states: [string, CachedState][]; sent: { key: string; umid: string }[]; types: string[]; events: MessageLifecycleEvent[] };
 
-const isFinal = (state: MessageState): boolean => state.status === 'delivered' || state.status === 'undelivered';
 
 /**
  * Records what happens to messages after acceptance (sent, refused, expired, receipts) in their
@@ -264,7 +263,11 @@ export class MessageLifecycleWriter {
         entry.events.push(...decided);
         entry.state = decided.reduce(evolveMessage, entry.state);
       } catch (error) {
-        if (error instanceof ReceiptBeforeSubmissionError && command.type === 'RecordReceipt') toPark.push(command.receipt);
+        if (error instanceof ReceiptBeforeSubmissionError && command.type === 'RecordReceipt') {
+          toPark.push(command.receipt);
+          // Parked against what this replica knew: the sweep reads the stream again.
+          this.cache.delete(umid);
+        }
         // One item the decider refuses (a receipt matching no part, a wrong part count) must not
         // sink the others of its flush: it is logged and left out.
         else this.logger.error({ err: error, umid, command: command.type }, 'message decision refused; item skipped');
@@ -342,8 +345,10 @@ export class MessageLifecycleWriter {
       this.carrierIds.delete(key);
     }
     for (const [umid, entry] of states) {
-      if (isFinal(entry.state)) this.cache.delete(umid);
-      else this.cache.set(umid, entry);
+      // Only sent messages wait here for their receipts. A queued one may be sent next by another
+      // replica (after a failover this one recorded), so a state kept from now could be stale then.
+      if (entry.state.status === 'sent') this.cache.set(umid, entry);
+      else this.cache.delete(umid);
     }
     // Oldest first out: a Map iterates in insertion order.
     for (const umid of this.cache.keys()) {

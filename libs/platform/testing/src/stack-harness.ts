@@ -145,7 +145,7 @@ export function waitForStackReady(child: ChildProcess, logs: string): Promise<vo
 export async function freePortBlock(): Promise<number> {
   for (;;) {
     const base = 10_000 + 50 * Math.floor(Math.random() * 400);
-    const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7, base + 10, base + 11, base + 20, base + 21, base + 30, base + 31, base + 40, base + 41];
+    const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7, base + 8, base + 9, base + 10, base + 11, base + 20, base + 21, base + 30, base + 31, base + 40, base + 41];
     if (!ports.every(isFetchablePort)) continue;
     if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
   }
