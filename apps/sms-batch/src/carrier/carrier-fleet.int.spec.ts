@@ -180,4 +180,24 @@ describe('CarrierFleet', () => {
     expect(one.availability.isThrottled('b')).toBe(false);
     await eventually(async () => (!one.availability.isThrottled('a') ? true : undefined), 5000, 50);
   });
+
+  it('routes again the messages pinned to a carrier that cannot take them, but never one locked to its carrier', async () => {
+    const q = `"${schema}".outbound_queue`;
+    const row = (umid: string, carrierId: string, locked: boolean) =>
+      ds.query(
+        `INSERT INTO ${q} (umid, destination, text, encoding, next_attempt_at, carrier_id, carrier_locked) VALUES ($1, '447911000001', 'x', 'GSM7', now() + interval '1 hour', $2, $3)`,
+        [umid, carrierId, locked],
+      );
+    await row('00000000-0000-4000-8000-000000000001', 'gone', false);
+    await row('00000000-0000-4000-8000-000000000002', 'gone', true);
+    await row('00000000-0000-4000-8000-000000000003', 'a', false);
+    const repository = new BindSlotsRepository(ds, new ServiceSchema(schema));
+    expect(await repository.unpinExcept(['a'])).toBe(1);
+    const rows = await ds.query(`SELECT umid, carrier_id, next_attempt_at <= now() AS due FROM ${q} ORDER BY umid`);
+    expect(rows).toEqual([
+      { umid: '00000000-0000-4000-8000-000000000001', carrier_id: null, due: true },
+      { umid: '00000000-0000-4000-8000-000000000002', carrier_id: 'gone', due: false },
+      { umid: '00000000-0000-4000-8000-000000000003', carrier_id: 'a', due: false },
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { WakeablePause } from '@seed/platform-event-store';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
-import { buildSubmitParts, concatReferenceFor, type RoutingDecision, type SubmitSmPart } from '@seed/sms-batch-domain';
+import { buildSubmitParts, concatReferenceFor, type RouteSelection, type RoutingDecision, type SubmitSmPart } from '@seed/sms-batch-domain';
 import type { CarrierFleet } from '../carrier/carrier-fleet';
 import type { SubmitOutcome } from '../carrier/smpp-carrier';
 import type { SmppCarrierPool } from '../carrier/smpp-carrier-pool';
@@ -188,7 +188,7 @@ export class MessageSender {
       return 'recorded';
     }
     if (!this.running) return 'released';
-    const selection = chooseCarrier(this.fleet, message);
+    const selection = message.locked && message.pinnedCarrier ? lockedTo(message.pinnedCarrier, chooseCarrier(this.fleet, message)) : chooseCarrier(this.fleet, message);
     if (selection.kind !== 'carrier') this.logger.debug({ umid: message.umid, selection }, 'message not routed to a carrier now');
     switch (selection.kind) {
       case 'unconfigured':
@@ -206,6 +206,10 @@ export class MessageSender {
         break;
     }
     const pool = this.fleet.boundPool(selection.carrierId);
+    if (!pool && message.locked) {
+      await this.queue.release([message], NO_CARRIER_RETRY_MS, false);
+      return 'recorded';
+    }
     if (!pool) {
       await this.queue.pin(message, selection.carrierId);
       return 'recorded';
@@ -246,14 +250,14 @@ export class MessageSender {
     const refused = outcomes.find((o) => !o.ok && !o.temporary);
     if (refused && !refused.ok) {
       const errorCode = `0x${refused.status.toString(16).toUpperCase().padStart(8, '0')}`;
-      if (noneAccepted && this.fleet.carrier(routing.carrierId)?.rerouteOnErrors.has(errorCode) && (await this.failOver(message, routing, refused.detail))) return 'recorded';
+      if (noneAccepted && !message.locked && this.fleet.carrier(routing.carrierId)?.rerouteOnErrors.has(errorCode) && (await this.failOver(message, routing, refused.detail))) return 'recorded';
       this.record({ ...held, command: { type: 'RecordSubmissionFailure', errorCode, errorMessage: refused.detail, at, routing } });
       return 'recorded';
     }
     const retry = outcomes.find((o) => !o.ok);
     if (retry && !retry.ok) {
       // Parts the carrier accepted tie the message to it: its other parts are retried there.
-      if (noneAccepted && (await this.failOver(message, routing, retry.detail))) return 'recorded';
+      if (noneAccepted && !message.locked && (await this.failOver(message, routing, retry.detail))) return 'recorded';
       const delay = this.backoff(message);
       this.logger.debug({ umid: message.umid, detail: retry.detail, delay }, 'temporary refusal; will retry');
       await this.queue.release([message], delay, true, noneAccepted ? null : routing.carrierId);
@@ -280,4 +284,10 @@ export class MessageSender {
   private backoff(message: OutboundMessage): number {
     return Math.min(this.settings.retryBaseMs * 2 ** Math.max(0, message.attempts - 1), this.settings.retryMaxMs);
   }
+}
+
+/** A message locked to a carrier goes there, under the route that matches it now (for its price), if any. */
+function lockedTo(carrierId: string, selection: RouteSelection): RouteSelection {
+  const routeId = selection.kind === 'carrier' || selection.kind === 'wait' ? selection.routeId : null;
+  return { kind: 'carrier', routeId, carrierId, price: selection.kind === 'carrier' ? selection.price : null };
 }

@@ -22,6 +22,8 @@ export interface OutboundMessage {
   pinnedCarrier: string | null;
   /** Carriers it failed over from, in order. */
   tried: string[];
+  /** The pinned carrier accepted some of its parts: the others go there too, whatever the route says now. */
+  locked: boolean;
 }
 
 /** A claimed row, named by its umid and the token of the claim that holds it. */
@@ -61,7 +63,7 @@ export class OutboundQueueRepository {
           SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now() + make_interval(secs => $2::double precision / 1000),
               attempts = q.attempts + 1, lease_token = nextval('${this.s}.outbound_lease_tokens')
         WHERE q.umid IN (${due})
-        RETURNING q.umid, q.account_id, q.sub_account_id, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token, q.traceparent, q.carrier_id, q.tried`,
+        RETURNING q.umid, q.account_id, q.sub_account_id, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token, q.traceparent, q.carrier_id, q.tried, q.carrier_locked`,
       onlyExpired ? [limit, leaseMs] : [limit, leaseMs, carriers],
     );
     return rowsOf<Row>(result).map(toMessage);
@@ -97,15 +99,16 @@ export class OutboundQueueRepository {
    * Not sent this time (throttled, carrier away, shutting down): due again after `delayMs`. Only
    * rows still held under the given claim: one claimed anew by another sender stays with it.
    */
-  async release(held: HeldMessage[], delayMs: number, countAttempt = true, pinTo: string | null = null): Promise<void> {
+  async release(held: HeldMessage[], delayMs: number, countAttempt = true, lockTo: string | null = null): Promise<void> {
     if (held.length === 0) return;
     await this.dataSource.query(
       `UPDATE ${this.s}.outbound_queue q
           SET lease_until = NULL, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
-              attempts = q.attempts - CASE WHEN $4 THEN 0 ELSE 1 END, carrier_id = coalesce($5, q.carrier_id)
+              attempts = q.attempts - CASE WHEN $4 THEN 0 ELSE 1 END,
+              carrier_id = coalesce($5, q.carrier_id), carrier_locked = q.carrier_locked OR $5 IS NOT NULL
          FROM unnest($1::uuid[], $2::bigint[]) AS h(umid, lease_token)
         WHERE q.umid = h.umid AND q.lease_token = h.lease_token`,
-      [held.map((h) => h.umid), held.map((h) => h.leaseToken), delayMs, countAttempt, pinTo],
+      [held.map((h) => h.umid), held.map((h) => h.leaseToken), delayMs, countAttempt, lockTo],
     );
   }
 }
@@ -124,6 +127,7 @@ type Row = {
   traceparent: string | null;
   carrier_id: string | null;
   tried: string[] | null;
+  carrier_locked: boolean | null;
 };
 
 function toMessage(r: Row): OutboundMessage {
@@ -141,5 +145,6 @@ function toMessage(r: Row): OutboundMessage {
     traceparent: r.traceparent,
     pinnedCarrier: r.carrier_id,
     tried: r.tried ?? [],
+    locked: r.carrier_locked === true,
   };
 }

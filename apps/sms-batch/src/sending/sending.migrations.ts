@@ -94,4 +94,11 @@ export const sendingMigrations: Migration[] = [
        )`,
     ],
   },
+  {
+    // A message a carrier accepted some parts of is locked to that carrier: its other parts are
+    // retried there, and it is never unpinned for another carrier (which would send the accepted
+    // parts a second time).
+    id: '011-carrier-lock',
+    statements: (s) => [`ALTER TABLE ${s}.outbound_queue ADD COLUMN IF NOT EXISTS carrier_locked boolean NOT NULL DEFAULT false`],
+  },
 ];
