@@ -18,19 +18,28 @@
 // Each run starts with its carrier's message store emptied (the simulator keeps up to 100,000
 // messages for inspection): the stack's simulator outlives the bench, the peer's does not, and a
 // full store made the stack's carrier spend up to three times the CPU of a fresh one.
+// Two carriers (BENCH_FAILOVER, on unless 0): the bench starts a second simulator for the platform and
+// registers it as carrier `bench-b` (no route: the implicit catch-all tries `default` first, so the
+// platform runs above still send to `default` alone). After each platform run, a `platform-failover`
+// run sends the same batch and, once a third of it reached `default`, drops every session of
+// `default` and refuses its binds for BENCH_FAILOVER_DOWN_MS (3000): the messages on the wire and
+// the rest of the batch move to `bench-b`; the receipts `default` still owes arrive once it is back.
+// It reports that run's rate against the single-carrier run of the same invocation, and the time
+// from the drop to the first message at `bench-b`.
 // Settings: BENCH_MESSAGES, BENCH_RUNS (3 pairs), BENCH_WARMUP (BENCH_MESSAGES, both gateways, not reported),
 // BENCH_PEER (kannel|none), KANNEL_DLR_MASK, BENCH_KANNEL_CONCURRENCY, MESSAGING_URL, ADMIN_URL, ADMIN_TOKEN,
 // SMSC_HTTP_URL (the stack simulator's inspection API, http://127.0.0.1:2776).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
-import { freePort } from '@seed/platform-testing';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuSecondsOf, cpuSecondsOfPids, json, percentile } from './bench-support';
 import type { KannelPeer } from './kannel-peer';
 import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
+import { addSecondCarrier, dropCarrierWhenAt, removeSecondCarrier, startBenchSimulator, storedAt, untilBound, type SecondCarrier } from './second-carrier';
 
 const root = join(__dirname, '../../..');
+const admin = () => ({ adminUrl, adminToken });
 const env = process.env;
 const total = Number(env['BENCH_MESSAGES'] ?? 10_000);
 const runs = Number(env['BENCH_RUNS'] ?? 3);
@@ -44,11 +53,13 @@ const kannelConcurrency = Number(env['BENCH_KANNEL_CONCURRENCY'] ?? 100);
 const messagingUrl = env['MESSAGING_URL'] ?? 'http://127.0.0.1:3000';
 const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
 const smscHttpUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
+const failover = env['BENCH_FAILOVER'] !== '0';
+const failoverDownMs = Number(env['BENCH_FAILOVER_DOWN_MS'] ?? 3000);
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 const PLATFORM = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
 
 interface RunResult {
-  gateway: 'platform' | 'kannel';
+  gateway: 'platform' | 'kannel' | 'platform-failover';
   messages: number;
   /** From the first request to the last `delivered` callback at the receiver. */
   seconds: number;
@@ -66,6 +77,10 @@ interface RunResult {
   lastDeliveredChangeMs?: number;
   changeToWebhookMs?: { p50: number; p99: number };
   cpuSeconds: Record<string, number>;
+  /** platform-failover: from dropping `default`'s sessions to the first message at `bench-b`. */
+  firstReroutedAfterMs?: number;
+  /** platform-failover: messages each carrier took. */
+  carriers?: { default: number; 'bench-b': number };
 }
 
 /** Resolves when `expected` callbacks of `run` said delivered (or rejects after a silence of 60 s). */
@@ -133,8 +148,9 @@ async function clearCarrier(inspectionUrl: string): Promise<void> {
   if (!res.ok) throw new Error(`DELETE ${inspectionUrl}/messages answered ${res.status}`);
 }
 
-async function runPlatform(receiver: WebhookReceiver, apiKey: string, subAccountId: string, count: number, label: string): Promise<RunResult> {
+async function runPlatform(receiver: WebhookReceiver, apiKey: string, subAccountId: string, count: number, label: string, second?: SecondCarrier): Promise<RunResult> {
   await clearCarrier(smscHttpUrl);
+  if (second) await clearCarrier(second.inspectionUrl);
   const { done, callbacks } = collect(receiver, label, count);
   const messages = Array.from({ length: count }, (_, i) => ({
     destination: `+447700${String(100_000 + i).padStart(6, '0')}`,
@@ -151,8 +167,19 @@ async function runPlatform(receiver: WebhookReceiver, apiKey: string, subAccount
   });
   const acceptedAt = Date.now();
   if (batch.acceptedCount !== count) throw new Error(`the platform accepted ${batch.acceptedCount} of ${count}`);
+  if (!second) {
+    await done;
+    return summarise('platform', count, started, acceptedAt, callbacks, cpu());
+  }
+  const droppedAt = await dropCarrierWhenAt(smscHttpUrl, Math.floor(count / 3), failoverDownMs);
   await done;
-  return summarise('platform', count, started, acceptedAt, callbacks, cpu());
+  const atB = await storedAt(second.inspectionUrl);
+  const firstAtB = Math.min(...atB.map((m) => Date.parse(m.receivedAt)));
+  return {
+    ...summarise('platform-failover', count, started, acceptedAt, callbacks, cpu()),
+    firstReroutedAfterMs: Math.round(firstAtB - droppedAt),
+    carriers: { default: (await storedAt(smscHttpUrl)).length, 'bench-b': atB.length },
+  };
 }
 
 async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, carrierUrl: string, count: number, label: string): Promise<RunResult> {
@@ -173,22 +200,6 @@ async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, carrierU
   return summarise('kannel', count, started, acceptedAt, callbacks, cpu());
 }
 
-/** A second simulator process with the stack's defaults, for Kannel. */
-async function startPeerSimulator(): Promise<{ port: number; inspectionUrl: string; child: ChildProcess }> {
-  const [port, httpPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [join(root, 'dist/tools/smsc-simulator/src/main.js')], {
-    env: { PATH: env['PATH'] ?? '', SMSC_PORT: String(port), SMSC_HTTP_PORT: String(httpPort), SMSC_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
-  });
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`http://127.0.0.1:${httpPort}/health/ready`).then((r) => r.ok, () => false);
-    if (ok) return { port, inspectionUrl: `http://127.0.0.1:${httpPort}`, child };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error('the peer simulator did not start');
-}
-
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 async function main(): Promise<void> {
@@ -203,9 +214,11 @@ async function main(): Promise<void> {
   let simulator: ChildProcess | undefined;
   let peerCarrierUrl = '';
   let kannel: KannelPeer | undefined;
+  let second: SecondCarrier | undefined;
   try {
+    if (failover) second = await addSecondCarrier(root, admin(), Number(env['SMPP_WINDOW'] ?? 100));
     if (peer === 'kannel') {
-      const sim = await startPeerSimulator();
+      const sim = await startBenchSimulator(root);
       simulator = sim.child;
       peerCarrierUrl = sim.inspectionUrl;
       const { startKannel } = await import('./kannel-peer');
@@ -225,19 +238,39 @@ async function main(): Promise<void> {
         console.log(JSON.stringify(result));
         results.push(result);
       }
+      if (second) {
+        const result = await runPlatform(receiver, account.apiKey, subAccountId, total, `platform-failover-${i}`, second);
+        console.log(JSON.stringify(result));
+        results.push(result);
+        await untilBound(smscHttpUrl);
+      }
     }
     const rates = (g: string) => results.filter((r) => r.gateway === g).map((r) => r.messagesPerSecond);
     const platformMedian = median(rates('platform'));
     const kannelMedian = kannel ? median(rates('kannel')) : NaN;
+    const failoverRuns = results.filter((r) => r.gateway === 'platform-failover');
+    const failoverSummary =
+      failoverRuns.length > 0
+        ? {
+            failover: {
+              medianMessagesPerSecond: median(rates('platform-failover')),
+              rates: rates('platform-failover'),
+              againstSingleCarrier: Number((median(rates('platform-failover')) / platformMedian).toFixed(2)),
+              firstReroutedAfterMs: failoverRuns.map((r) => r.firstReroutedAfterMs),
+              downMs: failoverDownMs,
+            },
+          }
+        : {};
     console.log(
       JSON.stringify(
-        { messagesPerRun: total, pairs: runs, platform: { medianMessagesPerSecond: platformMedian, rates: rates('platform') }, ...(kannel ? { kannel: { medianMessagesPerSecond: kannelMedian, rates: rates('kannel'), dlrMask }, ratio: Number((platformMedian / kannelMedian).toFixed(2)) } : {}) },
+        { messagesPerRun: total, pairs: runs, platform: { medianMessagesPerSecond: platformMedian, rates: rates('platform') }, ...failoverSummary, ...(kannel ? { kannel: { medianMessagesPerSecond: kannelMedian, rates: rates('kannel'), dlrMask }, ratio: Number((platformMedian / kannelMedian).toFixed(2)) } : {}) },
         null,
         2,
       ),
     );
   } finally {
     await kannel?.stop();
+    if (second) await removeSecondCarrier(admin(), second);
     simulator?.kill('SIGTERM');
     await receiver.close();
   }
