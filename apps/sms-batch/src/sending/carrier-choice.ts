@@ -16,6 +16,12 @@ export function chooseCarrier(fleet: CarrierFleet, message: OutboundMessage, tri
   return selection;
 }
 
+/** Whether a carrier of the message's route other than those tried can take it now (no decision counted). */
+export function alternativeExists(fleet: CarrierFleet, message: OutboundMessage, tried: readonly string[]): boolean {
+  const routable = { destination: message.destination, accountId: message.accountId, subAccountId: message.subAccountId, tried, pinned: null };
+  return selectCarrier(fleet.table(), routable, fleet.availability, Math.random).kind === 'carrier';
+}
+
 function countDecision(selection: RouteSelection): void {
   switch (selection.kind) {
     case 'carrier':

@@ -5,7 +5,7 @@ import { buildSubmitParts, concatReferenceFor, type RouteSelection, type Routing
 import type { CarrierFleet } from '../carrier/carrier-fleet';
 import type { SubmitOutcome } from '../carrier/smpp-carrier';
 import type { SmppCarrierPool } from '../carrier/smpp-carrier-pool';
-import { chooseCarrier, withCarrierNumbering } from './carrier-choice';
+import { alternativeExists, chooseCarrier, withCarrierNumbering } from './carrier-choice';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
 import type { HeldMessage, OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
 
@@ -167,15 +167,16 @@ export class MessageSender {
 
   /**
    * One part, with throttling and full queues retried in place a few times: releasing the message
-   * instead would send its parts that were already accepted a second time.
+   * instead would send its parts that were already accepted a second time. A message of one part
+   * that another carrier of its route can take now moves on at once instead (`moveOn`).
    */
-  private async submitPart(pool: SmppCarrierPool, part: SubmitSmPart, mayStillSend: () => boolean): Promise<SubmitOutcome> {
+  private async submitPart(pool: SmppCarrierPool, part: SubmitSmPart, mayStillSend: () => boolean, moveOn: () => boolean): Promise<SubmitOutcome> {
     for (let attempt = 1; ; attempt++) {
       if (!mayStillSend()) return { ok: false, temporary: true, status: NOT_SENT, detail: 'not sent: the sender gave the message back' };
       const outcome = await pool.submit(part, mayStillSend);
       if (!outcome.ok) this.fleet.noteRefusal(pool.carrierId, outcome.status);
       const retryable = !outcome.ok && outcome.temporary && IN_PLACE_STATUSES.has(outcome.status);
-      if (!retryable || attempt >= IN_PLACE_ATTEMPTS) return outcome;
+      if (!retryable || attempt >= IN_PLACE_ATTEMPTS || moveOn()) return outcome;
       await new Promise((resolve) => setTimeout(resolve, this.settings.retryBaseMs * 2 ** (attempt - 1)));
     }
   }
@@ -242,7 +243,8 @@ export class MessageSender {
     // close to the end of the lease that another sender may claim it meanwhile.
     const holdUntil = claimedAt + this.settings.leaseMs - Math.min(LEASE_MARGIN_MS, this.settings.leaseMs / 5);
     const mayStillSend = () => this.running && Date.now() < holdUntil;
-    const outcomes = await Promise.all(parts.map((part) => this.submitPart(pool, part, mayStillSend)));
+    const moveOn = () => parts.length === 1 && !message.locked && alternativeExists(this.fleet, message, [...message.tried, routing.carrierId]);
+    const outcomes = await Promise.all(parts.map((part) => this.submitPart(pool, part, mayStillSend, moveOn)));
     if (outcomes.some((o) => !o.ok && o.status === NOT_SENT) && outcomes.every((o) => !o.ok)) return 'released';
     const at = new Date().toISOString();
     const held = { umid: message.umid, leaseToken: message.leaseToken, traceparent };
@@ -274,7 +276,7 @@ export class MessageSender {
    */
   private async failOver(message: OutboundMessage, routing: RoutingDecision, detail: string): Promise<boolean> {
     const tried = [...message.tried, routing.carrierId];
-    if (chooseCarrier(this.fleet, { ...message, pinnedCarrier: null }, tried).kind !== 'carrier') return false;
+    if (!alternativeExists(this.fleet, message, tried)) return false;
     // Not fenced by the lease: the decision stands even if another sender claims the message next.
     this.record({ umid: message.umid, traceparent: message.traceparent, command: { type: 'RecordFailover', routing, detail, at: new Date().toISOString() } });
     await this.queue.failOver(message, tried, 0);
