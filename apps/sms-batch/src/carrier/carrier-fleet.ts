@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { CarrierAvailability, RoutingTable } from '@seed/sms-batch-domain';
 import { sessionFingerprint, type ActiveCarrier, type RoutingConfigSource } from './active-carrier';
+import { fairShare, slotKey, type Held } from './bind-share';
 import { BindSlotsRepository, type CarrierSlotStatus, type HeldSlot } from './bind-slots.repository';
 import { attachCarrierMetrics, carrierThrottledSeconds } from './carrier.metrics';
 import { SmppCarrier, type IncomingDeliverSm } from './smpp-carrier';
@@ -19,18 +20,6 @@ export interface FleetSettings {
   reconnectMaxMs: number;
 }
 
-interface Held {
-  slot: HeldSlot;
-  session: SmppCarrier;
-  fingerprint: string;
-  /** Local time after which the lease may have run out unrenewed: the session is closed then. */
-  validUntil: number;
-  /**
-   * Being closed (given back, or its carrier changed): still renewed, so that no other replica
-   * opens a session in its place before this one is closed; released once it is.
-   */
-  closing: boolean;
-}
 
 /** Statuses that mean "not now" from the carrier itself (not our window): the carrier is avoided for a while. */
 const AVOID_STATUSES = new Set([0x08, 0x14, 0x58, 0x64]);
@@ -305,16 +294,4 @@ export class CarrierFleet {
     }
     return pool;
   }
-}
-
-const slotKey = (slot: HeldSlot): string => `${slot.carrierId}#${slot.slot}`;
-
-/**
- * The binds a replica should hold: an even split over the live replicas, the remainder to the
- * replicas after a per-carrier offset, so that one replica does not get every carrier's remainder.
- */
-export function fairShare(binds: number, replicas: number, rank: number, carrierId: string): number {
-  const n = Math.max(1, replicas);
-  const offset = [...carrierId].reduce((sum, ch) => (sum * 31 + ch.charCodeAt(0)) % 997, 0);
-  return Math.floor(binds / n) + ((rank - offset % n + n) % n < binds % n ? 1 : 0);
 }

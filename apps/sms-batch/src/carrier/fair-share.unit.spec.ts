@@ -1,4 +1,4 @@
-import { fairShare } from './carrier-fleet';
+import { fairShare } from './bind-share';
 
 describe('fairShare', () => {
   it.each([

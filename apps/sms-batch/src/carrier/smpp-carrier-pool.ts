@@ -45,14 +45,6 @@ export class SmppCarrierPool {
     return this.sessions.some((session) => session.isBound());
   }
 
-  async waitUntilBound(timeoutMs: number): Promise<boolean> {
-    if (this.isBound()) return true;
-    if (this.sessions.length === 0) return false;
-    return Promise.any(this.sessions.map((session) => session.waitUntilBound(timeoutMs).then((bound) => (bound ? true : Promise.reject(new Error('not bound')))))).catch(
-      () => false,
-    );
-  }
-
   async submit(part: SubmitSmPart, mayStillSend: () => boolean = () => true): Promise<SubmitOutcome> {
     if (!this.isBound()) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
     await this.limiter.take();

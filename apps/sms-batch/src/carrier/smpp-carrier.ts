@@ -50,7 +50,6 @@ export class SmppCarrier {
   private reconnectDelay = 250;
   private outstanding = 0;
   private readonly slotWaiters: (() => void)[] = [];
-  private readonly boundWaiters: (() => void)[] = [];
   private readonly inFlight = new Map<number, (outcome: SubmitOutcome) => void>();
   private reconnectTimer: NodeJS.Timeout | undefined;
 
@@ -79,22 +78,6 @@ export class SmppCarrier {
   /** Submits on the wire awaiting their response, and the most there may be. */
   window(): { inUse: number; size: number } {
     return { inUse: this.outstanding, size: this.settings.window };
-  }
-
-  /** Resolves once bound, or after `timeoutMs` (false). */
-  waitUntilBound(timeoutMs: number): Promise<boolean> {
-    if (this.bound) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        this.boundWaiters.splice(this.boundWaiters.indexOf(wake) >>> 0, 1);
-        resolve(false);
-      }, timeoutMs);
-      this.boundWaiters.push(wake);
-    });
   }
 
   /** `mayStillSend` is asked again once a window slot is free: the caller may have given up meanwhile. */
@@ -178,14 +161,13 @@ export class SmppCarrier {
       session.bind_transceiver({ system_id: systemId, password, ...systemType }, (pdu) => {
         clearTimeout(bindTimer);
         if (pdu.command_status !== 0) {
-          this.logger.error({ carrier: redactSmppUrl(this.settings.url), status: hex(pdu.command_status) }, 'carrier refused the bind');
+          this.logger.error({ url: redactSmppUrl(this.settings.url), status: hex(pdu.command_status) }, 'carrier refused the bind');
           session.destroy();
           return;
         }
         this.bound = true;
         this.reconnectDelay = 250;
-        this.logger.info({ carrier: redactSmppUrl(this.settings.url) }, 'bound to the carrier as transceiver');
-        for (const wake of this.boundWaiters.splice(0)) wake();
+        this.logger.info({ url: redactSmppUrl(this.settings.url) }, 'bound to the carrier as transceiver');
       });
     });
     session.on('deliver_sm', (pdu: smpp.Pdu) => void this.handleDeliverSm(session, pdu));
