@@ -17,6 +17,9 @@ export interface SimulatorConfig {
   httpHost: string;
   smppPort: number;
   httpPort: number;
+  /** PEM files: with both, the SMPP listener speaks TLS (`smpps://`); empty: plain TCP. */
+  tlsCertFile: string;
+  tlsKeyFile: string;
   systemId: string;
   password: string;
   receiptDelayMs: number;
@@ -136,6 +139,8 @@ const fields: Fields = {
   httpHost: { env: 'SMSC_HTTP_HOST', parse: text(255), live: false },
   smppPort: { env: 'SMSC_PORT', parse: integer(0, 65535), live: false },
   httpPort: { env: 'SMSC_HTTP_PORT', parse: integer(0, 65535), live: false },
+  tlsCertFile: { env: 'SMSC_TLS_CERT_FILE', parse: text(4096, true), live: false },
+  tlsKeyFile: { env: 'SMSC_TLS_KEY_FILE', parse: text(4096, true), live: false },
   // SMPP 3.4 caps system_id at 16 and password at 9 octets, terminator included.
   systemId: { env: 'SMSC_SYSTEM_ID', parse: text(15), live: true },
   password: { env: 'SMSC_PASSWORD', parse: text(8, true), live: true },
@@ -166,6 +171,8 @@ export function defaultSimulatorConfig(): SimulatorConfig {
     // unless asked, even where the SMPP port is open to the network.
     httpHost: '127.0.0.1',
     smppPort: 2775,
+    tlsCertFile: '',
+    tlsKeyFile: '',
     httpPort: 2776,
     systemId: 'seed',
     password: 'secret',

@@ -1,19 +1,27 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { SmppSession } from './smpp-session';
 import type { SmscContext } from './smsc-context';
 
-/** The SMPP side: a TCP listener and its sessions (smpp-session.ts). */
+/** The SMPP side: a TCP listener (TLS when given a certificate and key) and its sessions (smpp-session.ts). */
 
 export class SmscServer {
   private readonly sessions = new Set<SmppSession>();
   private readonly server: Server;
 
   constructor(ctx: SmscContext) {
-    this.server = createServer((socket) => {
+    const accept = (socket: Socket) => {
       const session = new SmppSession(socket, ctx);
       this.sessions.add(session);
       void session.whenClosed.then(() => this.sessions.delete(session));
-    });
+    };
+    const { tlsCertFile, tlsKeyFile } = ctx.config.current;
+    // A carrier reached over smpps://: the ESME's certificate checks meet a real TLS listener.
+    this.server =
+      tlsCertFile && tlsKeyFile
+        ? createTlsServer({ cert: readFileSync(tlsCertFile), key: readFileSync(tlsKeyFile) }, accept)
+        : createServer(accept);
   }
 
   get sessionCount(): number {

@@ -176,7 +176,8 @@ export class SmppCarrier {
       session.send(pdu.response());
       session.close();
     });
-    session.on('error', (error: Error) => this.logger.warn({ err: error }, 'carrier connection error'));
+    // Message and code only: a TLS error carries the peer's whole certificate.
+    session.on('error', (error: NodeJS.ErrnoException) => this.logger.warn({ err: { message: error.message, code: error.code } }, 'carrier connection error'));
     session.on('close', () => {
       this.bound = false;
       // Submits waiting for a response on this connection will never get one: try them again later.
