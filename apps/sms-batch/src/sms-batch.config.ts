@@ -13,6 +13,14 @@ export class SmsBatchConfig extends PlatformConfig {
   FOLLOWER_THREAD = true;
 
   /**
+   * A SubmitBatch from the gateway not committed within this of its issue (less 2 s for clock skew)
+   * is not decided (503, nothing appended): the gateway has answered it 503 by then. Keep it at the
+   * gateway's COMMAND_TIMEOUT_MS.
+   */
+  @IsInt() @Min(3000) @Max(300_000)
+  SMS_BATCH_MAX_COMMAND_AGE_MS = 30_000;
+
+  /**
    * The carrier `default`: `smpp://system_id:password@host:port` (or `smpps://` over TLS), with a
    * catch-all route to it while no route is configured. Empty: only carriers configured through
    * the admin API (none: messages stay queued).

@@ -11,7 +11,7 @@ import { CarrierPasswords } from './routing-config/carrier-passwords';
 import { RoutingConfigHandler } from './routing-config/routing-config.handler';
 import { SealedTexts } from './sealed-texts';
 import { SendingModule } from './sending/sending.module';
-import { SubmitBatchHandler } from './submit-batch/submit-batch.handler';
+import { MAX_COMMAND_AGE_MS, SubmitBatchHandler } from './submit-batch/submit-batch.handler';
 
 /** Where the followers of the log run: on this thread, or on a worker thread (the service's default). */
 export type FollowersPlacement = 'here' | 'thread';
@@ -36,6 +36,7 @@ export class SmsBatchModule implements OnModuleInit {
         { provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) },
         { provide: CarrierPasswords, useValue: new CarrierPasswords(config.MESSAGE_SEALING_KEYS) },
         { provide: FOLLOWERS_PLACEMENT, useValue: followers },
+        { provide: MAX_COMMAND_AGE_MS, useValue: config.SMS_BATCH_MAX_COMMAND_AGE_MS },
         ...(followers === 'thread' ? [FollowerThread] : []),
       ],
     };

@@ -7,11 +7,12 @@ import { MessagesProjection } from './read-models/messages.projection';
 import { clientBatchMigrations, messageErrorMigrations, readModelMigrations } from './read-models/read-model.migrations';
 import { OutboundQueueProjection } from './sending/outbound-queue.projection';
 import { sendingMigrations } from './sending/sending.migrations';
+import { idempotencyKeyMigrations } from './submit-batch/idempotency-keys';
 
 export const smsBatchService: ServiceDefinition = {
   name: 'sms-batch',
   schema: 'sms_batch',
-  migrations: [...readModelMigrations, ...clientBatchMigrations, ...sendingMigrations, ...messageErrorMigrations],
+  migrations: [...readModelMigrations, ...clientBatchMigrations, ...sendingMigrations, ...messageErrorMigrations, ...idempotencyKeyMigrations],
   topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), deadLetterTopic(SMS_BATCH_COMMAND_TOPIC), eventTopic(SMS_BATCH_EVENT_TOPIC)],
 };
 

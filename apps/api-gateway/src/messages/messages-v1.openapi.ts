@@ -1,8 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrorCode } from '@seed/contracts';
+import { ApiErrorSchema } from '../openapi/api-error.openapi';
 import { ApiJsonBody } from '../openapi/api-json-body.openapi';
-import { BatchSendDocs } from '../sms/sms-batch.openapi';
+import { BatchRequestDto } from '../sms/batch-request.dto';
+import { BATCH_EXAMPLES, BATCH_REFUSALS, BATCH_RESPONSE_EXAMPLE, BatchResponseSchema } from '../sms/sms-batch.openapi';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key';
 import { SmsItemPropertiesSchema, SmsMessageResultSchema } from '../sms/sms-message.openapi';
 
 /** One SMS of the current API generation: a `many` item with a required text (single-message-request.validation.ts). */
@@ -15,8 +18,49 @@ export class SingleMessageRequestSchema extends SmsItemPropertiesSchema {
   text!: string;
 }
 
+/** The `Idempotency-Key` request header, its 422, and the header of a repeated answer (idempotency-key.ts). */
+const IdempotencyDocs = () =>
+  applyDecorators(
+    ApiHeader({
+      name: IDEMPOTENCY_KEY_HEADER,
+      required: false,
+      description:
+        'Makes a retry safe (after a 503, a timeout or a lost connection): 1 to 255 visible ASCII characters, a UUID for example, new for each request. ' +
+        "Within 24 h, the account's requests with the same key get the first one's answer (status and body, with `Idempotent-Replayed: true`) " +
+        'and send nothing again; one still being decided is waited for. The same key with another body, sub-account or operation: 422, code 1000. ' +
+        'A refused request (4xx) is not remembered: retried with the same key, it is decided again. Malformed: 400, code 1000.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+      example: '5f0c2a9e-61b3-4c8e-9c36-7f1d2b0a8e44',
+    }),
+    ApiExtraModels(ApiErrorSchema),
+    ApiResponse({
+      status: 422,
+      description: 'The `Idempotency-Key` was used by the account within 24 h for another request (another body, sub-account or operation). Nothing is sent.',
+      content: {
+        'application/json': {
+          schema: { $ref: getSchemaPath(ApiErrorSchema) },
+          examples: {
+            keyReused: {
+              value: {
+                code: ApiErrorCode.InvalidParameter,
+                message: 'the Idempotency-Key "pickup-77-1" was used within 24 h for another request; use a new key for a new request',
+                errorId: '0b3f6f0e-7d1c-4a53-9a51-2f1d9c1e5b7a',
+                timestamp: '2030-01-15T10:00:00.000Z',
+              },
+            },
+          },
+        },
+      },
+    }),
+  );
+
+const REPLAYED_HEADERS = {
+  [IDEMPOTENT_REPLAYED_HEADER]: { description: '`true` when this is the answer of an earlier request with the same `Idempotency-Key`, repeated; absent otherwise.', schema: { type: 'string', enum: ['true'] } },
+};
+
 export const SendSingleMessageDocs = () =>
   applyDecorators(
+    IdempotencyDocs(),
     ApiOperation({
       operationId: 'sendMessage',
       summary: 'Send one SMS',
@@ -38,13 +82,25 @@ export const SendSingleMessageDocs = () =>
     ApiOkResponse({
       type: SmsMessageResultSchema,
       description: 'The message, queued.',
+      headers: REPLAYED_HEADERS,
       example: { umid: '01939a52-4c0e-7f3a-9c57-2b9e6a7b8c04', clientMessageId: 'pickup-77', destination: '447911123456', encoding: 'GSM7', status: { code: 'QUEUED', description: 'SMS is accepted and queued for processing' } },
     }),
   );
 
 export const SendMessageBatchDocs = () =>
-  BatchSendDocs({
-    operationId: 'sendMessageBatch',
-    summary: 'Send a batch of SMS',
-    description: 'The body and response of `POST /sms/v1/{subAccountId}/many`, decided the same way.',
-  });
+  applyDecorators(
+    ApiOperation({
+      operationId: 'sendMessageBatch',
+      summary: 'Send a batch of SMS',
+      description: 'The body and response of `POST /sms/v1/{subAccountId}/many`, decided the same way; and the `Idempotency-Key` header.',
+    }),
+    IdempotencyDocs(),
+    ApiJsonBody({ type: BatchRequestDto, examples: BATCH_EXAMPLES, refusals: BATCH_REFUSALS }),
+    ApiOkResponse({
+      type: BatchResponseSchema,
+      description:
+        'Every message decided: accepted ones QUEUED, the others REJECTED with the reason. A repeated `clientBatchId` (or `Idempotency-Key`) gets the first response again.',
+      example: BATCH_RESPONSE_EXAMPLE,
+      headers: REPLAYED_HEADERS,
+    }),
+  );

@@ -22,6 +22,7 @@ import { parseKeyring, sealText } from '@seed/platform-secrets';
 import { SealedTexts } from '../sealed-texts';
 import { SubmitBatchHandler } from './submit-batch.handler';
 
+const MAX_AGE_MS = 30_000;
 const SEALING_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 
 const schema = uniqueName('it_submit_batch');
@@ -65,6 +66,7 @@ beforeAll(async () => {
     new ServiceSchema(schema),
     logger,
     new SealedTexts(SEALING_KEYS),
+    MAX_AGE_MS,
   );
 });
 
@@ -274,5 +276,80 @@ describe('SubmitBatchHandler, SubmitBatches (several batches in one command)', (
     }
     expect([...batchIdOf.entries()].map(([id, ids]) => [id, ids.size]).sort()).toEqual([['verify-i-1', 1], ['verify-j-1', 1], ['verify-k-1', 1]]);
     for (const id of ['verify-i-1', 'verify-j-1', 'verify-k-1']) expect(await batchesWithClientBatchId('acme_race', id)).toBe(1);
+  });
+});
+
+describe('SubmitBatchHandler, the gateway deadline and Idempotency-Key', () => {
+  const single = (destination: string, idempotency?: SubmitBatchData['idempotency'], text = 'Hello'): SubmitBatchData => ({
+    accountId: 'idem',
+    subAccountId: 'idem_hq',
+    includeMessagesInResponse: true,
+    refuseRejected: true,
+    messages: [{ destination, text }],
+    ...(idempotency && { idempotency }),
+  });
+  const late = (data: SubmitBatchData, commandId = randomUUID()): SubmitBatchCommand => ({
+    ...commandOf(data, commandId),
+    issuedAt: new Date(Date.now() - MAX_AGE_MS).toISOString(),
+  });
+  const toDestination = (destination: string) => countEvents(`type = 'MessageQueued' AND data->>'destination' = $1`, [destination]);
+
+  it('answers a command past the deadline 503 and appends nothing; its retry with the same key sends the message once', async () => {
+    const idempotency = { key: `k-${randomUUID()}`, requestHash: 'h1' };
+    const before = await countEvents();
+    expect(await submit(late(single('+447400200001', idempotency)))).toMatchObject({ ok: false, failure: { status: 503, code: 2000, retryAfterSeconds: 5 } });
+    expect(await countEvents()).toBe(before);
+    const first = await accepted(commandOf(single('+447400200001', idempotency)));
+    const again = await submit(commandOf(single('+447400200001', idempotency)));
+    expect(again).toEqual({ ok: true, result: { ...first, idempotentReplay: true } });
+    expect(await toDestination('447400200001')).toBe(1);
+  });
+
+  it('tolerates a clock a little ahead of the gateway: a command "from the future" is decided', async () => {
+    const command = { ...commandOf(single('+447400200002')), issuedAt: new Date(Date.now() + 1000).toISOString() };
+    expect(await submit(command)).toMatchObject({ ok: true });
+  });
+
+  it('still answers a command it already decided with its first answer once the deadline has passed (redelivery)', async () => {
+    const command = commandOf(single('+447400200003'));
+    const first = await accepted(command);
+    expect(await submit({ ...command, issuedAt: new Date(Date.now() - 10 * MAX_AGE_MS).toISOString() })).toEqual({ ok: true, result: first });
+    expect(await toDestination('447400200003')).toBe(1);
+  });
+
+  it('answers the same key and request with the first batch, and the same key with another request 422, writing nothing', async () => {
+    const key = `k-${randomUUID()}`;
+    const first = await accepted(commandOf(single('+447400200004', { key, requestHash: 'same' })));
+    const before = await countEvents();
+    expect(await submit(commandOf(single('+447400200004', { key, requestHash: 'same' })))).toEqual({ ok: true, result: { ...first, idempotentReplay: true } });
+    const reused = await submit(commandOf(single('+447400200005', { key, requestHash: 'other' }, 'Bye')));
+    expect(reused).toMatchObject({ ok: false, failure: { status: 422, code: 1000, message: expect.stringContaining('Idempotency-Key') } });
+    expect(await countEvents()).toBe(before);
+  });
+
+  it('scopes keys to the account', async () => {
+    const key = `k-${randomUUID()}`;
+    const a = await accepted(commandOf(single('+447400200006', { key, requestHash: 'h' })));
+    const b = await accepted(commandOf({ ...single('+447400200006', { key, requestHash: 'h' }), accountId: 'other', subAccountId: 'other_hq' }));
+    expect(b.batchId).not.toBe(a.batchId);
+  });
+
+  it('decides two concurrent requests with the same key once: the second waits and gets the first batch', async () => {
+    const key = `k-${randomUUID()}`;
+    const [x, y] = await Promise.all([
+      submit(commandOf(single('+447400200007', { key, requestHash: 'h' }))),
+      submit(commandOf({ ...single('+447400200007', { key, requestHash: 'h' }), subAccountId: 'idem_eu' })),
+    ]);
+    expect(x.ok && y.ok).toBe(true);
+    if (x.ok && y.ok) expect(x.result.batchId).toBe(y.result.batchId);
+    expect(await toDestination('447400200007')).toBe(1);
+  });
+
+  it('treats a key older than 24 h as new', async () => {
+    const key = `k-${randomUUID()}`;
+    const first = await accepted(commandOf(single('+447400200008', { key, requestHash: 'h' })));
+    await ds.query(`UPDATE "${schema}".idempotency_keys SET created_at = now() - interval '25 hours' WHERE idempotency_key = $1`, [key]);
+    const second = await accepted(commandOf(single('+447400200008', { key, requestHash: 'other' })));
+    expect(second.batchId).not.toBe(first.batchId);
   });
 });

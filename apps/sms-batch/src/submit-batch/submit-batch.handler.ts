@@ -18,15 +18,21 @@ import {
   type SubmitBatchData,
   type SubmitBatchesCommand,
   type SubmitBatchesResult,
+  type SubmitBatchReply,
 } from '@seed/sms-batch-contracts';
 import { SealedTextRefused, SealedTexts } from '../sealed-texts';
 import { toBatchResponse, type FirstMessageEvent } from './batch-response';
 import { ClientBatchIds, clientBatchKey } from './client-batch-ids';
+import { CommandPastDeadline, pastCommandDeadline } from './command-deadline';
+import { IdempotencyKeyReused, IdempotencyKeys, matchIdempotencyKey } from './idempotency-keys';
 import { openSealedItems, sealQueuedTexts } from './sealed-items';
 
 const CONSUMER = 'submit-batch';
 const MAX_CONFLICT_RETRIES = 3;
 const BATCH_SPAN_ATTRIBUTES = { 'messaging.system': 'kafka', 'messaging.operation': 'process' };
+
+/** Provider token: SMS_BATCH_MAX_COMMAND_AGE_MS (the gateway's COMMAND_TIMEOUT_MS). */
+export const MAX_COMMAND_AGE_MS = Symbol('SMS_BATCH_MAX_COMMAND_AGE_MS');
 
 /** A batch decided, not yet written: what to append and what to answer. */
 interface DecidedBatch {
@@ -52,6 +58,7 @@ interface DecidedBatch {
 @Controller()
 export class SubmitBatchHandler {
   private readonly clientBatchIds: ClientBatchIds;
+  private readonly idempotencyKeys: IdempotencyKeys;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -61,21 +68,33 @@ export class SubmitBatchHandler {
     schema: ServiceSchema,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly sealed: SealedTexts,
+    @Inject(MAX_COMMAND_AGE_MS) private readonly maxCommandAgeMs: number,
   ) {
     this.clientBatchIds = new ClientBatchIds(schema.name);
+    this.idempotencyKeys = new IdempotencyKeys(schema.name);
   }
 
   @MessagePattern('SubmitBatch')
-  async submit(@Payload() command: SubmitBatchCommand, @Ctx() context: CommandContext): Promise<CommandReply<BatchResponse>> {
+  async submit(@Payload() command: SubmitBatchCommand, @Ctx() context: CommandContext): Promise<CommandReply<SubmitBatchReply>> {
     try {
       return { ok: true, result: await this.inTransaction((tx, appended) => this.decideAndAppend(tx, command, context, appended)) };
     } catch (error) {
+      if (error instanceof CommandPastDeadline) {
+        this.logger.warn({ commandId: command.commandId, issuedAt: command.issuedAt }, 'batch request past the gateway deadline: not decided');
+        return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
+      }
       const refused = refusalOf(error);
       if (refused) return refused;
       throw error;
     }
   }
 
+  /**
+   * No deadline here: SubmitBatches comes from the platform's own senders (verification's SMS
+   * follower), not from a client waiting on HTTP. Their requests were answered 200 already (a code
+   * was promised), each batch carries a clientBatchId that makes a repeat harmless, and the sender
+   * retries until it gets an answer: refusing a late one would drop an SMS that was promised.
+   */
   @MessagePattern('SubmitBatches')
   async submitMany(@Payload() command: SubmitBatchesCommand): Promise<CommandReply<SubmitBatchesResult>> {
     const results = await this.inTransaction((tx, appended) => this.decideMany(tx, command, appended));
@@ -101,11 +120,27 @@ export class SubmitBatchHandler {
   }
 
   /** Decides the batch of a command once; the types of the events it appends go into `appended` (who to wake). */
-  private async decideAndAppend(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext, appended: string[]): Promise<BatchResponse> {
+  private async decideAndAppend(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext, appended: string[]): Promise<SubmitBatchReply> {
+    const { data } = command;
+    // A command already decided (redelivered) gets its first answer, late or not: nothing is written.
     const done = await this.processed.find<{ batchId: string }>(tx, CONSUMER, command.commandId);
-    if (done) return this.rebuildResponse(tx, done.result.batchId, command.data.includeMessagesInResponse);
-    const { batchId, response } = await this.decideBatch(tx, command.data, command.commandId, context, appended);
+    if (done) return this.rebuildResponse(tx, done.result.batchId, data.includeMessagesInResponse);
+    const now = new Date();
+    if (data.idempotency) {
+      const first = matchIdempotencyKey(await this.idempotencyKeys.find(tx, data.accountId, data.idempotency.key), data.idempotency, now);
+      if (first) {
+        this.logger.info({ batchId: first.batchId }, 'known Idempotency-Key: first response returned');
+        return { ...(await this.rebuildResponse(tx, first.batchId, data.includeMessagesInResponse)), idempotentReplay: true };
+      }
+    }
+    // Past the gateway's deadline, the client has its 503 (or is about to): deciding now would
+    // send what it was told failed, and its retry would send it again.
+    if (pastCommandDeadline(command.issuedAt, this.maxCommandAgeMs, now.getTime())) throw new CommandPastDeadline(command.issuedAt);
+    const { batchId, response } = await this.decideBatch(tx, data, command.commandId, context, appended);
+    if (data.idempotency) await this.idempotencyKeys.reserve(tx, data.accountId, data.idempotency.key, data.idempotency.requestHash, batchId, now);
     await this.processed.record(tx, CONSUMER, command.commandId, { batchId });
+    // Deciding a large batch takes a while: checked again just before the commit.
+    if (pastCommandDeadline(command.issuedAt, this.maxCommandAgeMs)) throw new CommandPastDeadline(command.issuedAt);
     return response;
   }
 
@@ -241,5 +276,6 @@ export class SubmitBatchHandler {
 function refusalOf(error: unknown): CommandReply<never> | null {
   if (error instanceof BatchRejectedError) return { ok: false, failure: { status: 400, code: error.code, message: error.message } };
   if (error instanceof SealedTextRefused) return { ok: false, failure: { status: 400, code: ApiErrorCode.InvalidText, message: error.message } };
+  if (error instanceof IdempotencyKeyReused) return { ok: false, failure: { status: 422, code: ApiErrorCode.InvalidParameter, message: error.message } };
   return null;
 }

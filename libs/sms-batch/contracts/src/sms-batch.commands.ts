@@ -42,7 +42,25 @@ export interface SubmitBatchData {
    * that way rather than accepting it as REJECTED.
    */
   refuseRejected?: boolean;
+  /**
+   * The request's `Idempotency-Key` (current API generation): a later request of the account with
+   * the same key within 24 h is answered with this one's batch, or refused (422) when its
+   * `requestHash` differs. Only on `SubmitBatch` from the gateway.
+   */
+  idempotency?: BatchIdempotency;
 }
+
+export interface BatchIdempotency {
+  key: string;
+  /** SHA-256 (hex) of the operation, sub-account and body, computed by the gateway. */
+  requestHash: string;
+}
+
+/** The reply of `SubmitBatch`: the response body, flagged when it answers a known Idempotency-Key. */
+export type SubmitBatchReply = BatchResponse & {
+  /** Set only when the batch is an earlier request's (same Idempotency-Key); the gateway turns it into a header. */
+  idempotentReplay?: true;
+};
 
 export type SubmitBatchCommand = CommandMessage<SubmitBatchData, 'SubmitBatch'>;
 

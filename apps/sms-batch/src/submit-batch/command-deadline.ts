@@ -1,0 +1,25 @@
+/**
+ * How much earlier than the gateway's deadline, by this host's clock, a batch must be committed.
+ * It covers the clocks of the two hosts disagreeing (NTP keeps them within milliseconds; this
+ * allows seconds) and the reply's way back to the gateway: a batch committed later than that could
+ * reach a client that was answered 503 already, and would be sent a second time by its retry.
+ */
+export const DEADLINE_SKEW_MARGIN_MS = 2000;
+
+/**
+ * True when a command issued at `issuedAt` can no longer be committed and answered before the
+ * gateway gives up on it (`maxAgeMs`, its COMMAND_TIMEOUT_MS) and answers 503. An unreadable
+ * `issuedAt` counts as late: nothing is done rather than something the client was told failed.
+ */
+export function pastCommandDeadline(issuedAt: string, maxAgeMs: number, now: number = Date.now()): boolean {
+  const issued = Date.parse(issuedAt);
+  if (Number.isNaN(issued)) return true;
+  return now > issued + maxAgeMs - DEADLINE_SKEW_MARGIN_MS;
+}
+
+/** Thrown inside the deciding transaction when the deadline passed while deciding: rolls it back. */
+export class CommandPastDeadline extends Error {
+  constructor(issuedAt: string) {
+    super(`command issued at ${issuedAt} is past the gateway's deadline: not decided`);
+  }
+}
