@@ -17,6 +17,10 @@ echo "[test] manifests"
 # k8s/ and its overlays rendered and validated by kubeconform against the Kubernetes and operator
 # schemas (installed from package registries on first use: tools/scripts/ensure-kubeconform.sh).
 bash tools/deploy/kubeconform.sh
+echo "[test] deployment policy"
+# The same renderings and docker/Dockerfile held to the Rego policies of tools/deploy/policy/ by
+# conftest (built from the Go module proxy on first use: tools/scripts/ensure-conftest.sh).
+bash tools/deploy/policy-check.sh
 echo "[test] alert rules"
 # k8s/observability/prometheus-rules.yaml checked and unit-tested by promtool (from Debian's
 # prometheus package, installed on first use: tools/scripts/ensure-promtool.sh).
