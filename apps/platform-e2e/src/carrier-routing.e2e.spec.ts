@@ -87,6 +87,34 @@ describe('routing over two carriers', () => {
     expect(a.size + b.size).toBe(0);
   });
 
+  it("re-routes a permanent refusal the carrier lists in rerouteOnErrors, and ends one it does not list", async () => {
+    const second = secondSimulator(ctx.stack);
+    await api.putCarrier('b', { url: second.smppUrl, binds: 1, window: 100, rerouteOnErrors: ['0x0000000b'] });
+    await api.putRoute('b-first', { position: 1, match: { prefixes: ['447911'] }, mode: 'failover', carriers: [{ carrierId: 'b' }, { carrierId: 'default' }] });
+    await api.putRoute('rest', { position: 2, match: {}, mode: 'failover', carriers: [{ carrierId: 'default' }] });
+    // b refuses these destinations with ESME_RINVDSTADR (0x0B); default refuses the German one the same way.
+    await simB.configure({ rejectPrefixes: ['447911'] });
+    await simA.configure({ rejectPrefixes: ['49151'] });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    try {
+      const batch = await sendBatch(ctx.stack, account, {
+        template: { text: 'Refused' },
+        messages: [{ destination: ukMobile(5000) }, { destination: germanMobile(5000) }],
+        includeMessagesInResponse: true,
+      });
+      // Within seconds: a message failed over is due again at once (not after its lease).
+      expect(await settled(batch.batchId, 2, 10_000)).toEqual({ delivered: 1, undelivered: 1 });
+      const [moved, ended] = await Promise.all((batch.messages ?? []).map((m) => getMessage(ctx.stack, account, m.umid)));
+      expect(moved?.status.state).toBe('delivered');
+      expect(moved?.history.filter((h) => h.event === 'MessageRouted').map((h) => h.carrierId)).toEqual(['b', 'default']);
+      expect(ended?.status).toMatchObject({ state: 'undelivered', errorCode: '0x0000000B' });
+    } finally {
+      await simB.configure({ rejectPrefixes: [] });
+      await simA.configure({ rejectPrefixes: [] });
+      await api.putCarrier('b', { url: second.smppUrl, binds: 1, window: 100 });
+    }
+  });
+
   it('splits a weighted route 70/30 over 10,000 messages within 3 points', async () => {
     await api.putRoute('split', { position: 1, match: {}, mode: 'weighted', carriers: [{ carrierId: 'default', weight: 70 }, { carrierId: 'b', weight: 30 }] });
     await new Promise((resolve) => setTimeout(resolve, 1500));

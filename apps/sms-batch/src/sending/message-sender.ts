@@ -153,7 +153,9 @@ export class MessageSender {
    * after it: the message is then sent again (it was on the wire when the failure happened).
    */
   private record(item: Parameters<MessageLifecycleWriter['record']>[0]): void {
-    const umid = 'umid' in item ? item.umid : undefined;
+    // A failover sent nothing, and its message is due again at once: a claim must not skip it
+    // while the decision is still being written (it would sit leased by this sender, unsent).
+    const umid = 'umid' in item && item.command.type !== 'RecordFailover' ? item.umid : undefined;
     if (umid) this.unrecorded.add(umid);
     const pending = this.writer
       .record(item)
