@@ -112,7 +112,8 @@ export const services = [
     { name: 'verification', port: healthBase + 10 },
     { name: 'agent-token', port: healthBase + 20 },
     { name: 'webhook-dispatcher', port: healthBase + 30 },
-    { name: 'api-gateway', port: apiPorts.ADMIN_API_PORT },
+    // Health checked on the admin listener, which binds ADMIN_HTTP_HOST (loopback by default).
+    { name: 'api-gateway', port: apiPorts.ADMIN_API_PORT, healthHost: ['', '0.0.0.0', '::'].includes(env.ADMIN_HTTP_HOST ?? '') ? '127.0.0.1' : env.ADMIN_HTTP_HOST },
   ].flatMap((service) => Array.from({ length: replicas }, (_, i) => replica(service, i + 1))),
 ];
 
@@ -210,10 +211,12 @@ try {
 
 function printBanner() {
   const host = env.HTTP_HOST && env.HTTP_HOST !== '0.0.0.0' ? env.HTTP_HOST : 'localhost';
+  // The admin listener binds loopback unless ADMIN_HTTP_HOST says otherwise (HTTP_HOST does not apply).
+  const adminHost = (env.ADMIN_HTTP_HOST ?? '127.0.0.1') === '0.0.0.0' ? 'localhost' : (env.ADMIN_HTTP_HOST ?? '127.0.0.1');
   console.log(`
   Messaging API  http://${host}:${env.MESSAGING_API_PORT ?? 3000}   (POST /sms/v1/{subAccountId}/many)
   Agent API      http://${host}:${env.AGENT_API_PORT ?? 3001}
-  Admin API      http://${host}:${env.ADMIN_API_PORT ?? 3002}   (Authorization: Bearer <ADMIN_TOKEN>, kept in .local/admin-token)${
+  Admin API      http://${adminHost}:${env.ADMIN_API_PORT ?? 3002}   (Authorization: Bearer <ADMIN_TOKEN>, kept in .local/admin-token)${
     replicas > 1 ? `\n  Replicas       ${replicas} of every service; gateway replica i adds ${gatewayStep} x (i - 1) to each port above` : ''
   }
   Carrier        ${simulated ? `SMSC simulator on smpp://127.0.0.1:${smscPort}; what it received: ${smscInstances[0].httpUrl}/messages` : 'SMPP_URL'}${

@@ -1,9 +1,10 @@
 import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { PlatformConfig } from '@seed/platform-config';
 import { IsKeyring } from '@seed/platform-secrets';
+import { IsStrongToken } from './admin/token-strength';
 
 export class GatewayConfig extends PlatformConfig {
-  override HEALTH_PORT = 0; // health and metrics are served on every listener
+  override HEALTH_PORT = 0; // probes are served on every listener, /metrics on the admin one
 
   @IsInt() @Min(0) @Max(65535)
   MESSAGING_API_PORT = 3000;
@@ -14,14 +15,37 @@ export class GatewayConfig extends PlatformConfig {
   @IsInt() @Min(0) @Max(65535)
   ADMIN_API_PORT = 3002;
 
-  /** Interface the listeners bind to. */
+  /** Interface the messaging and agent listeners bind to. */
   @IsString()
   HTTP_HOST = '0.0.0.0';
 
-  /** Operator secret of the admin API (`Authorization: Bearer <ADMIN_TOKEN>`). */
+  /**
+   * Interface the admin listener binds to: loopback unless set, so that the operator API and
+   * /metrics are not reachable from the network by accident (Kubernetes sets 0.0.0.0 for its probes
+   * and Prometheus).
+   */
+  @IsString() @MinLength(1)
+  ADMIN_HTTP_HOST = '127.0.0.1';
+
+  /**
+   * Operator secret of the admin API (`Authorization: Bearer <ADMIN_TOKEN>`). At least 128 bits of
+   * entropy (e.g. `openssl rand -hex 24`); documented placeholders and patterns are refused at start.
+   */
   @IsString()
-  @MinLength(16, { message: 'ADMIN_TOKEN must be set, at least 16 characters' })
+  @IsStrongToken()
   ADMIN_TOKEN = '';
+
+  /**
+   * Optional scrape-only secret: opens the admin listener's /metrics and nothing else, so that
+   * Prometheus need not hold ADMIN_TOKEN. Same strength rules; '' means only ADMIN_TOKEN opens it.
+   */
+  @IsString()
+  @IsStrongToken({ optional: true })
+  METRICS_TOKEN = '';
+
+  /** Failed admin authentications (admin API, /metrics, admin docs) a client address may make a minute before a 429. */
+  @IsInt() @Min(1) @Max(1_000_000)
+  ADMIN_AUTH_FAILURES_PER_MINUTE = 10;
 
   /** Largest accepted request body; 10,000 personalised messages fit well within the default. */
   @Matches(/^\d+(b|kb|mb)$/i)

@@ -1,12 +1,15 @@
 import './tracing';
 import 'reflect-metadata';
+import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Request } from 'express';
 import { loadConfig } from '@seed/platform-config';
 import { createLogger, NestLoggerAdapter } from '@seed/platform-logging';
-import { AdminTokenGuard } from './admin/admin-token.guard';
+import { AdminTokenGuard, adminAuthentication } from './admin/admin-token.guard';
 import { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
+import { ApiError } from './http/api-error';
 import { correlation } from './http/correlation.middleware';
 import { HttpListeners, listenerScope } from './http/http-listeners';
 import { httpServerMetrics } from './http/http-server.metrics';
@@ -19,12 +22,24 @@ async function main(): Promise<void> {
   const config = loadConfig(GatewayConfig);
   const logger = createLogger('api-gateway', config.LOG_LEVEL);
   const listeners = new HttpListeners();
-  const ports = await listeners.open(config.HTTP_HOST, {
-    messaging: config.MESSAGING_API_PORT,
-    agent: config.AGENT_API_PORT,
-    admin: config.ADMIN_API_PORT,
-  });
-  logger.info({ ports }, 'api-gateway listening (starting)');
+  const hosts = { messaging: config.HTTP_HOST, agent: config.HTTP_HOST, admin: config.ADMIN_HTTP_HOST };
+  // /metrics while starting, behind the same token check (its own failure count until the app's takes over).
+  const startingGuard = new AdminTokenGuard(config);
+  const metricsWhileStarting = (req: IncomingMessage): ApiError | null => {
+    try {
+      startingGuard.authenticate(req as Request, 'metrics');
+      return null;
+    } catch (error) {
+      if (error instanceof ApiError) return error;
+      throw error;
+    }
+  };
+  const ports = await listeners.open(
+    hosts,
+    { messaging: config.MESSAGING_API_PORT, agent: config.AGENT_API_PORT, admin: config.ADMIN_API_PORT },
+    metricsWhileStarting,
+  );
+  logger.info({ ports, hosts }, 'api-gateway listening (starting)');
   // abortOnError false: a failed start reaches the catch below (one error, exit 1) instead of process.abort().
   const app = await NestFactory.create<NestExpressApplication>(GatewayModule.register(config, logger), {
     logger: new NestLoggerAdapter(logger),
@@ -39,9 +54,11 @@ async function main(): Promise<void> {
   app.use(
     listenerScope(logger),
     correlation,
-    apiDocs({ documents, isAdminToken: (token) => adminToken.accepts(token), logger }),
+    apiDocs({ documents, isAdminToken: (token, req) => adminToken.admits(req, token), logger }),
     // Before the body is read: a method the path does not have is refused whatever the body.
     methodNotAllowed(logger),
+    // The admin API and /metrics: token checked, and failures limited per address, before any body.
+    adminAuthentication(adminToken, logger),
     jsonBody(config.BODY_LIMIT, logger),
   );
   await app.init();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -41,7 +42,13 @@ function ruleExpressions(): string[] {
   return rule.spec.groups.flatMap((g) => g.rules.map((r) => String(r.expr)));
 }
 
-/** Every service's /metrics: the gateway's on its admin listener, the others' on their health ports. */
+/** The scrape-only secret the stack's gateway is given, as Prometheus would hold it. */
+const METRICS_TOKEN = randomBytes(24).toString('hex');
+
+/**
+ * Every service's /metrics: the gateway's on its admin listener (behind METRICS_TOKEN or the admin
+ * token), the others' on their health ports (not exposed, no token).
+ */
 function metricsUrls(stack: RunningStack): Record<string, string> {
   const health = Number(stack.env['HEALTH_PORT_BASE']);
   return {
@@ -56,7 +63,7 @@ function metricsUrls(stack: RunningStack): Record<string, string> {
 async function scrapeAll(stack: RunningStack): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
   for (const [service, url] of Object.entries(metricsUrls(stack))) {
-    const res = await fetch(url);
+    const res = await fetch(url, service === 'api-gateway' ? { headers: { authorization: `Bearer ${METRICS_TOKEN}` } } : {});
     if (res.status !== 200) throw new Error(`${service}: GET ${url} answered ${res.status}`);
     texts.set(service, await res.text());
   }
@@ -81,7 +88,7 @@ describe('metrics of the dashboard and the alert rules', () => {
   let receiver: WebhookReceiver;
   const ctx = useStarted(async () => {
     receiver = await WebhookReceiver.start();
-    return startStack({ WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, SMSC_RECEIPT_DELAY_MS: '50' });
+    return startStack({ WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, SMSC_RECEIPT_DELAY_MS: '50', METRICS_TOKEN });
   });
   let account: Account;
   let umids: string[];
@@ -107,6 +114,17 @@ describe('metrics of the dashboard and the alert rules', () => {
   });
   afterAll(async () => {
     await receiver?.close();
+  });
+
+  it("serves the gateway's /metrics to METRICS_TOKEN or the admin token only; METRICS_TOKEN opens nothing else", async () => {
+    const metrics = `${ctx.stack.adminUrl}/metrics`;
+    const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+    expect((await fetch(metrics)).status).toBe(401);
+    expect((await fetch(metrics, as(randomBytes(24).toString('hex')))).status).toBe(401);
+    expect((await fetch(metrics, as(ctx.stack.adminToken))).status).toBe(200);
+    expect((await fetch(`${ctx.stack.adminUrl}/admin/v1/accounts/${account.accountId}`, as(METRICS_TOKEN))).status).toBe(401);
+    // Not on the public listeners at all.
+    expect((await fetch(`${ctx.stack.messagingUrl}/metrics`, as(METRICS_TOKEN))).status).toBe(404);
   });
 
   it("exports every metric the dashboard's panels query", () => {

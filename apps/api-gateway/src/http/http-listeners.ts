@@ -1,4 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import { register } from 'prom-client';
 import type { Logger } from 'pino';
 import { StartingListener, type StartingFallback } from '@seed/platform-nest';
 import { ApiError } from './api-error';
@@ -16,7 +18,8 @@ const ROUTES: Record<ListenerName, readonly string[]> = {
   admin: ['/admin/', '/metrics'],
 };
 /**
- * Probes answer on every listener; metrics only on the admin one (not public). Each listener
+ * Probes answer on every listener; metrics only on the admin one, behind the admin token (or
+ * METRICS_TOKEN; admin/admin-token.guard.ts). Each listener
  * describes its own paths at /openapi.json and /docs (openapi/api-docs.middleware.ts).
  */
 const EVERYWHERE = ['/health/', '/openapi.json', '/docs/'];
@@ -50,6 +53,28 @@ const starting: StartingFallback = (_req, res) => {
   res.end(JSON.stringify(body));
 };
 
+/** Whether a request may read /metrics: null when it may, else the refusal (401, 429). */
+export type MetricsAuthorizer = (req: IncomingMessage) => ApiError | null;
+
+/** The admin listener while starting: /metrics to those `authorize` lets in, the rest as `starting`. */
+function startingAdmin(authorize: MetricsAuthorizer): StartingFallback {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if ((req.url ?? '/').split('?')[0] !== '/metrics') return starting(req, res);
+    const refusal = authorize(req);
+    if (refusal) {
+      const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+      if (refusal.retryAfterSeconds !== undefined) headers['retry-after'] = String(refusal.retryAfterSeconds);
+      res.writeHead(refusal.status, headers);
+      res.end(JSON.stringify(refusal.toBody()));
+      return;
+    }
+    void register.metrics().then((text) => {
+      res.writeHead(200, { 'content-type': register.contentType });
+      res.end(text);
+    });
+  };
+}
+
 /**
  * One Nest application, three HTTP servers: they share every provider and connection. They open
  * before the application starts (probes see the gateway alive and not ready, clients get a 503),
@@ -58,11 +83,18 @@ const starting: StartingFallback = (_req, res) => {
 export class HttpListeners {
   private readonly listeners = new Map<ListenerName, StartingListener>();
 
-  async open(host: string, ports: Record<ListenerName, number>): Promise<Record<ListenerName, number>> {
+  /**
+   * Opens each listener on its port and interface: `hosts` names the interface of each (the admin
+   * listener's is loopback unless ADMIN_HTTP_HOST says otherwise), or one for all. While starting,
+   * the admin listener serves /metrics to requests `metrics` lets in (the token check; without it,
+   * to none), so that a gateway waiting for its dependencies is still scraped.
+   */
+  async open(hosts: string | Record<ListenerName, string>, ports: Record<ListenerName, number>, metrics?: MetricsAuthorizer): Promise<Record<ListenerName, number>> {
     const bound = {} as Record<ListenerName, number>;
     for (const name of Object.keys(ports) as ListenerName[]) {
-      const listener = new StartingListener(starting, ROUTES[name].includes('/metrics'));
-      bound[name] = await listener.listen(ports[name], host);
+      const fallback = name === 'admin' && metrics ? startingAdmin(metrics) : starting;
+      const listener = new StartingListener(fallback, false);
+      bound[name] = await listener.listen(ports[name], typeof hosts === 'string' ? hosts : hosts[name]);
       this.listeners.set(name, listener);
     }
     return bound;

@@ -12,8 +12,11 @@ const DOCS = '/docs';
 
 export interface ApiDocsOptions {
   documents: ListenerDocuments;
-  /** AdminTokenGuard's check: the admin listener's docs are as secret as its API. */
-  isAdminToken: (token: string | null) => boolean;
+  /**
+   * AdminTokenGuard's check: the admin listener's docs are as secret as its API (a failure counts
+   * against the address's failed-authentication budget, and an address over it is refused).
+   */
+  isAdminToken: (token: string | null, req: Request) => boolean;
   logger: Logger;
 }
 
@@ -32,7 +35,7 @@ export function apiDocs({ documents, isAdminToken, logger }: ApiDocsOptions): Re
     const listener = listenerOfRequest(req);
     const isDocs = req.path === '/openapi.json' || req.path === DOCS || req.path.startsWith(`${DOCS}/`);
     if (!listener || !isDocs || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
-    if (listener === 'admin' && !isAdminToken(docsToken(req))) {
+    if (listener === 'admin' && !isAdminToken(docsToken(req), req)) {
       res.setHeader('WWW-Authenticate', 'Basic realm="Seed Messaging admin API docs", charset="UTF-8"');
       return sendApiError(res, new ApiError(401, ApiErrorCode.Unauthorized, 'missing or wrong admin token: send it as a bearer token, or as the password of basic authentication'), logger);
     }

@@ -68,6 +68,10 @@ export const ErrorCases = {
     description: 'Missing or wrong admin token.',
     examples: { wrongToken: { code: ApiErrorCode.Unauthorized, message: 'missing or wrong admin token' } },
   },
+  adminAuthLimited: {
+    description: 'Too many failed admin authentications from this address (ADMIN_AUTH_FAILURES_PER_MINUTE); every attempt from it, right token or not, is refused until `Retry-After`.',
+    examples: { adminAuthLimited: { code: RATE_LIMITED, message: 'too many failed admin authentications from this address; try again later' } },
+  },
   rateLimited: {
     description: "Over the sub-account's request rate. `Retry-After` says when to try again.",
     examples: { rateLimited: { code: RATE_LIMITED, message: 'too many requests: sub-account acme_hq is limited to 1800 requests per second' } },

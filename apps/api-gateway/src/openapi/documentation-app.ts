@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@seed/platform-config';
@@ -13,7 +14,7 @@ import { buildListenerDocuments, type ListenerDocuments } from './openapi-docume
 const PLACEHOLDER_ENV = {
   DATABASE_URL: 'postgres://docs@127.0.0.1:1/docs',
   KAFKA_BROKERS: '127.0.0.1:1',
-  ADMIN_TOKEN: 'placeholder-admin-token-for-documents',
+  ADMIN_TOKEN: randomBytes(24).toString('hex'), // a strong one: placeholders are refused
   MESSAGE_SEALING_KEYS: `docs:${Buffer.alloc(32).toString('base64')}`,
   VERIFY_CODE_HASH_KEYS: `docs:${Buffer.alloc(32).toString('base64')}`,
   LOG_LEVEL: 'silent',

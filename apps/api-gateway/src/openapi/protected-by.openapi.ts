@@ -18,7 +18,13 @@ export function ApiKeyProtected(options: { subAccountInPath: boolean }): ClassDe
   return applyDecorators(ApiBearerAuth(SecuritySchemes.apiKey), ApiErrorResponses(cases));
 }
 
-/** Behind AdminTokenGuard: 401 without the operator secret, 503 while a dependency is down. */
+/**
+ * Behind AdminTokenGuard: 401 without the operator secret, 429 for an address past its failed
+ * authentications, 503 while a dependency is down.
+ */
 export function AdminTokenProtected(): ClassDecorator {
-  return applyDecorators(ApiBearerAuth(SecuritySchemes.adminToken), ApiErrorResponses({ 401: ErrorCases.adminToken, 503: ErrorCases.unavailable }));
+  return applyDecorators(
+    ApiBearerAuth(SecuritySchemes.adminToken),
+    ApiErrorResponses({ 401: ErrorCases.adminToken, 429: ErrorCases.adminAuthLimited, 503: ErrorCases.unavailable }),
+  );
 }
