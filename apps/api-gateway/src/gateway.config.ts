@@ -62,6 +62,23 @@ export class GatewayConfig extends PlatformConfig {
   @IsInt() @Min(1) @Max(1_000_000)
   RATE_LIMIT_PER_SECOND = 1_800;
 
+  /**
+   * Agent logins (`POST /api/v1/sessions`, no API key) a client address may make a minute on each
+   * gateway replica, and at once (`_BURST`); over it a 429. The address is the TCP peer's.
+   */
+  @IsInt() @Min(1) @Max(1_000_000)
+  AGENT_LOGIN_PER_MINUTE = 30;
+
+  @IsInt() @Min(1) @Max(1_000_000)
+  AGENT_LOGIN_BURST = 20;
+
+  /** Guest page loads (`GET /guest/{token}`; a waiting page reloads every 5 s) per client address a minute, and at once. */
+  @IsInt() @Min(1) @Max(1_000_000)
+  GUEST_PAGE_PER_MINUTE = 120;
+
+  @IsInt() @Min(1) @Max(1_000_000)
+  GUEST_PAGE_BURST = 60;
+
   /** Seals the tokens the agent API forwards to agent-token and opens its answers (shared keyring). */
   @IsKeyring()
   MESSAGE_SEALING_KEYS = '';

@@ -6,6 +6,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request } from 'express';
 import { loadConfig } from '@seed/platform-config';
 import { createLogger, NestLoggerAdapter } from '@seed/platform-logging';
+import { apiKeyFirst, apiKeyRoutes } from './accounts/api-key-first.middleware';
+import { ApiKeyGuard } from './accounts/api-key.guard';
 import { AdminTokenGuard, adminAuthentication } from './admin/admin-token.guard';
 import { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
@@ -17,6 +19,7 @@ import { jsonBody } from './http/json-body.middleware';
 import { methodNotAllowed } from './http/method-not-allowed.middleware';
 import { apiDocs } from './openapi/api-docs.middleware';
 import { buildListenerDocuments } from './openapi/openapi-documents';
+import { clientAddressLimits } from './rate-limit/client-address-limits.middleware';
 
 async function main(): Promise<void> {
   const config = loadConfig(GatewayConfig);
@@ -41,7 +44,8 @@ async function main(): Promise<void> {
   );
   logger.info({ ports, hosts }, 'api-gateway listening (starting)');
   // abortOnError false: a failed start reaches the catch below (one error, exit 1) instead of process.abort().
-  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.register(config, logger), {
+  const module = GatewayModule.register(config, logger);
+  const app = await NestFactory.create<NestExpressApplication>(module, {
     logger: new NestLoggerAdapter(logger),
     bodyParser: false,
     abortOnError: false,
@@ -59,6 +63,13 @@ async function main(): Promise<void> {
     methodNotAllowed(logger),
     // The admin API and /metrics: token checked, and failures limited per address, before any body.
     adminAuthentication(adminToken, logger),
+    // A request without a valid API key reads no body (the guard's answer, then the connection closes).
+    apiKeyFirst(app.get(ApiKeyGuard), apiKeyRoutes(module.controllers ?? []), logger),
+    // The agent API's unauthenticated entry points, per client address, before any body either.
+    clientAddressLimits(
+      { loginPerMinute: config.AGENT_LOGIN_PER_MINUTE, loginBurst: config.AGENT_LOGIN_BURST, guestPagePerMinute: config.GUEST_PAGE_PER_MINUTE, guestPageBurst: config.GUEST_PAGE_BURST },
+      logger,
+    ),
     jsonBody(config.BODY_LIMIT, logger),
   );
   await app.init();

@@ -14,6 +14,13 @@ export function generateApiKey(): NewApiKey {
   return { apiKeyId: `key_${randomBytes(8).toString('hex')}`, apiKey, hash: hashApiKey(apiKey) };
 }
 
+/** Every key `generateApiKey` makes (and so every key there is): anything else is unknown without a lookup. */
+const KEY_FORM = /^sk_[A-Za-z0-9_-]{43}$/;
+
+export function isWellFormedApiKey(apiKey: string): boolean {
+  return KEY_FORM.test(apiKey);
+}
+
 export function hashApiKey(apiKey: string): Buffer {
   return createHash('sha256').update(apiKey, 'utf8').digest();
 }

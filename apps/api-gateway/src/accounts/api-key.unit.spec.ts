@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { generateApiKey, hashApiKey } from './api-key';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key';
 
 const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
@@ -48,5 +48,15 @@ describe('hashApiKey', () => {
     const last = apiKey.at(-1) === 'A' ? 'B' : 'A';
     expect(hashApiKey(`${apiKey.slice(0, -1)}${last}`)).not.toEqual(hashApiKey(apiKey));
     expect(hashApiKey('sk_abc')).not.toEqual(hashApiKey('sk_ABC'));
+  });
+});
+
+describe('isWellFormedApiKey', () => {
+  it('accepts every generated key and nothing of another form, so that garbage is refused without a lookup', () => {
+    for (let i = 0; i < 100; i++) expect(isWellFormedApiKey(generateApiKey().apiKey)).toBe(true);
+    const key = generateApiKey().apiKey;
+    for (const bad of ['', 'garbage', 'sk_not-a-key', `${key}x`, key.slice(0, -1), `SK_${key.slice(3)}`, `${key.slice(0, -1)}=`, `${key.slice(0, -1)}\u0000`]) {
+      expect(isWellFormedApiKey(bad)).toBe(false);
+    }
   });
 });

@@ -50,5 +50,11 @@ export const GuestPageDocs = () =>
     }),
     refusal(401, 'The link is not valid or has expired.', ApiErrorCode.Unauthorized, 'this guest link is not valid or has expired'),
     refusal(404, 'The room of the link does not exist.', ApiErrorCode.NotFound, 'no such room'),
-    ApiErrorResponses({ 503: ErrorCases.unavailable }),
+    ApiErrorResponses({
+      429: {
+        description: "Over the client address's rate of guest page loads (`GUEST_PAGE_PER_MINUTE`); the contract's error body. `Retry-After` says when to try again.",
+        examples: { rateLimited: { code: ApiErrorCode.TooManyRequests, message: 'too many requests from this address: limited to 120 a minute' } },
+      },
+      503: ErrorCases.unavailable,
+    }),
   );

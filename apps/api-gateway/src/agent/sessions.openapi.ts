@@ -68,6 +68,10 @@ export const StartAgentSessionDocs = () =>
         description: 'No token, or one that is malformed, expired or tampered with.',
         examples: { invalid: { code: ApiErrorCode.Unauthorized, message: 'invalid or expired token' } },
       },
+      429: {
+        description: "Over the client address's login rate (`AGENT_LOGIN_PER_MINUTE`, checked before the body is read). `Retry-After` says when to try again.",
+        examples: { rateLimited: { code: ApiErrorCode.TooManyRequests, message: 'too many requests from this address: limited to 30 a minute' } },
+      },
       503: ErrorCases.unavailable,
     }),
   );

@@ -2,18 +2,25 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import type { Logger } from 'pino';
 import { ApiErrorCode } from '@seed/contracts';
 import { ApiError } from './api-error';
+import { allowedMethods } from './method-not-allowed.middleware';
 import { sendApiError } from './send-api-error';
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
 /**
  * Parses JSON bodies before Nest sees the request, so that content-type, size and syntax errors
- * get the contract's error body (415, 413, 400) instead of the framework's defaults.
+ * get the contract's error body (415, 413, 400) instead of the framework's defaults. Runs after
+ * the API key is checked (api-key-first.middleware.ts): an unauthenticated request reads no body.
  */
 export function jsonBody(limit: string, logger: Logger): RequestHandler {
   const parse = express.json({ limit, strict: true, type: () => true, reviver: refuseLoneSurrogates });
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
+    // No route has the path (a 404 follows): its body is not read (a large one: the connection closes).
+    if (allowedMethods(req).length === 0) {
+      closeUnreadBody(req, res);
+      return next();
+    }
     const type = req.headers['content-type'] ?? '';
     if (!JSON_TYPE.test(type)) {
       return sendApiError(res, new ApiError(415, ApiErrorCode.InvalidParameter, 'Content-Type must be application/json'), logger);
@@ -41,7 +48,21 @@ function refuseLoneSurrogates(_key: string, value: unknown): unknown {
 
 const NUL_MESSAGE = 'request body is not valid: a string contains U+0000';
 
-function hasBody(req: Request): boolean {
+/** Bodies up to this size are read and dropped after an early answer (the connection is kept). */
+const DRAINED_BYTES = 64 * 1024;
+
+/**
+ * For a request answered without reading its body: one that may be large (chunked, or over 64 KiB)
+ * gets `Connection: close`, so that the rest is never read; a small one is drained by Node after
+ * the answer, keeping the connection.
+ */
+export function closeUnreadBody(req: Request, res: Response): void {
+  const length = Number(req.headers['content-length'] ?? NaN);
+  if (req.headers['transfer-encoding'] !== undefined || !(length <= DRAINED_BYTES)) res.setHeader('Connection', 'close');
+}
+
+/** Whether the request says a body follows (a length above 0, or a chunked one). */
+export function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
