@@ -1,5 +1,6 @@
 import type { RunningStack } from '@seed/platform-testing';
-import { postBatch, ukMobile, type Account } from './http';
+import { randomUUID } from 'node:crypto';
+import { request, ukMobile, type Account } from './http';
 import { postVerification } from './verify';
 
 /** One request of the load and how it was answered. */
@@ -15,6 +16,11 @@ export interface Outcome {
   destinations: string[];
   /** Message ids of an accepted batch. */
   umids: string[];
+  /** A batch's Idempotency-Key and body: a retry sends both again. */
+  idempotencyKey?: string;
+  body?: unknown;
+  /** The answer was an earlier request's with the same key (`Idempotent-Replayed: true`). */
+  replayed: boolean;
 }
 
 const CLIENT_TIMEOUT_MS = 30_000;
@@ -25,7 +31,9 @@ const MAX_IN_FLIGHT = 20;
 /**
  * A steady stream of small batches and Verify generations, each to destinations of its own, as
  * clients send them while a dependency goes down and comes back. Every answer is recorded with its
- * timing; nothing is retried, so what reaches the carrier can be matched to what was accepted.
+ * timing; nothing is retried meanwhile, so what reaches the carrier can be matched to what was
+ * accepted. Batches go to the current API generation with an Idempotency-Key each, so that a
+ * client's retry of a 503 (`retryRefusedBatches`) can be shown to send nothing twice.
  * Requests start at a steady pace whether or not earlier ones were answered, as many independent
  * clients send them: a request caught in flight by the outage (answered only once it is over)
  * must not hold back the ones that find the outage known.
@@ -81,9 +89,30 @@ export class OutageLoad {
 
   private async batch(): Promise<void> {
     const destinations = Array.from({ length: BATCH_SIZE }, () => ukMobile(this.next++));
-    await this.record('batch', destinations, () =>
-      postBatch(this.stack, this.account, { template: { text: 'Outage load' }, messages: destinations.map((destination) => ({ destination })), includeMessagesInResponse: true }, { signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) }),
-    );
+    const body = { template: { text: 'Outage load' }, messages: destinations.map((destination) => ({ destination })), includeMessagesInResponse: true };
+    const key = `outage-${randomUUID()}`;
+    await this.record('batch', destinations, () => this.postBatch(body, key), body, key);
+  }
+
+  /**
+   * Sends every batch not answered 200 again, with its key and body, as a client following
+   * `Retry-After` does; the outcomes of those retries, in the order of the refused batches.
+   */
+  async retryRefusedBatches(): Promise<Outcome[]> {
+    const retries: Outcome[] = [];
+    for (const refused of this.outcomes.filter((o) => o.kind === 'batch' && o.status !== 200)) {
+      retries.push(await this.attempt('batch', refused.destinations, () => this.postBatch(refused.body, refused.idempotencyKey as string), refused.body, refused.idempotencyKey));
+    }
+    return retries;
+  }
+
+  private postBatch(body: unknown, key: string): Promise<Response> {
+    return request(`${this.stack.messagingUrl}/api/v1/subaccounts/${this.account.subAccountId}/messages/batch`, {
+      token: this.account.apiKey,
+      body,
+      headers: { 'idempotency-key': key },
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    });
   }
 
   private async verify(): Promise<void> {
@@ -91,8 +120,13 @@ export class OutageLoad {
     await this.record('verify', [destination], () => postVerification(this.stack, this.account, { destination }, AbortSignal.timeout(CLIENT_TIMEOUT_MS)));
   }
 
-  private async record(kind: Outcome['kind'], destinations: string[], send: () => Promise<Response>): Promise<void> {
+  private async record(kind: Outcome['kind'], destinations: string[], send: () => Promise<Response>, body?: unknown, idempotencyKey?: string): Promise<void> {
+    this.outcomes.push(await this.attempt(kind, destinations, send, body, idempotencyKey));
+  }
+
+  private async attempt(kind: Outcome['kind'], destinations: string[], send: () => Promise<Response>, body?: unknown, idempotencyKey?: string): Promise<Outcome> {
     const startedAt = Date.now();
+    let replayed = false;
     let status = 0;
     let retryAfter: string | null = null;
     let code: number | undefined;
@@ -101,13 +135,14 @@ export class OutageLoad {
       const res = await send();
       status = res.status;
       retryAfter = res.headers.get('retry-after');
-      const body = (await res.json()) as { code?: number; messages?: { umid: string }[] };
-      code = body.code;
-      umids = (body.messages ?? []).map((m) => m.umid);
+      replayed = res.headers.get('idempotent-replayed') === 'true';
+      const answer = (await res.json()) as { code?: number; messages?: { umid: string }[] };
+      code = answer.code;
+      umids = (answer.messages ?? []).map((m) => m.umid);
     } catch {
       status = 0; // the client's timeout, or the connection refused
     }
-    this.outcomes.push({ kind, startedAt, endedAt: Date.now(), status, retryAfter, code, destinations, umids });
+    return { kind, startedAt, endedAt: Date.now(), status, retryAfter, code, destinations, umids, replayed, ...(idempotencyKey !== undefined && { idempotencyKey, body }) };
   }
 }
 

@@ -47,12 +47,12 @@ export class CommandBus {
     private readonly logger: Logger,
     private readonly options: CommandBusOptions,
   ) {
+    // Requests already waiting when the broker is found down keep waiting for their reply until
+    // their timeout: their command may be in the topic, and the services decide a command until
+    // that deadline (then refuse it), so a 503 given earlier would not mean "not done" — the
+    // command could be decided once the broker is back, after its client was told to retry. New
+    // requests are refused at once (`request`), before anything is sent.
     this.watch = new BrokerWatch(connection, logger, { probeTopic: options.replyTopic });
-    // Requests waiting when the broker is found down are answered now, not after kafkajs gave up;
-    // like a timed-out one, a command that did reach the broker may still be decided.
-    this.watch.onDown(() => {
-      for (const id of [...this.pending.keys()]) this.answer(id, BROKER_UNAVAILABLE);
-    });
   }
 
   async start(): Promise<void> {
@@ -154,9 +154,10 @@ export class CommandBus {
         },
       ])
       .catch((error: unknown) => {
-        this.logger.error({ err: error, topic }, 'command could not be sent');
+        // Not answered here: a send that failed on a lost connection may still have been written,
+        // and be decided before its deadline. The request waits for a reply or its timeout.
+        this.logger.error({ err: error, topic }, 'command could not be sent (or its acknowledgement was lost)');
         this.watch.suspect(error);
-        this.answer(command.commandId, BROKER_UNAVAILABLE);
       })
       .finally(() => clearTimeout(stall));
     return (await reply) as CommandReply<TResult>;
