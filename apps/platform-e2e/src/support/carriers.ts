@@ -43,3 +43,13 @@ export async function untilBound(httpUrl: string, sessions = 1, timeoutMs = 15_0
 export function germanMobile(n: number): string {
   return `49151${String(n).padStart(8, '0')}`;
 }
+
+/** The most of `times` (milliseconds, sorted) that fall within any window of `windowMs`: a cap's test over the busiest stretch. */
+export function busiestWindow(times: readonly number[], windowMs: number): number {
+  let busiest = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while ((times[i] as number) - (times[j] as number) >= windowMs) j++;
+    busiest = Math.max(busiest, i - j + 1);
+  }
+  return busiest;
+}
