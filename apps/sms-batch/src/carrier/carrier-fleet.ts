@@ -247,6 +247,9 @@ export class CarrierFleet {
       },
       this.logger.child({ carrier: carrier.carrierId, slot: slot.slot }),
       (pdu) => this.onDeliverSm(carrier.carrierId, pdu),
+      () => {
+        for (const wake of this.boundWaiters.splice(0)) wake();
+      },
     );
     this.held.set(slotKey(slot), {
       slot,

@@ -57,6 +57,8 @@ export class SmppCarrier {
     private readonly settings: SmppCarrierSettings,
     private readonly logger: Logger,
     private readonly onDeliverSm: (pdu: IncomingDeliverSm) => Promise<void>,
+    /** Told each time the session binds, so that a sender waiting for a carrier starts at once. */
+    private readonly onBound: () => void = () => undefined,
   ) {
     this.endpoint = parseSmppUrl(settings.url);
   }
@@ -168,6 +170,7 @@ export class SmppCarrier {
         this.bound = true;
         this.reconnectDelay = 250;
         this.logger.info({ url: redactSmppUrl(this.settings.url) }, 'bound to the carrier as transceiver');
+        this.onBound();
       });
     });
     session.on('deliver_sm', (pdu: smpp.Pdu) => void this.handleDeliverSm(session, pdu));
