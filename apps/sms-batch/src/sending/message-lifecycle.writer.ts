@@ -17,16 +17,11 @@ import {
   type MessageState,
 } from '@seed/sms-batch-domain';
 import { messageStreamId, type CarrierReceipt, type MessageSentV1 } from '@seed/sms-batch-contracts';
+import { fencedOff, receiptKey, receiptKeys, recordCarrierIds, takeParkedReceipts, umidsByCarrierKey, type LifecycleItem } from './lifecycle-lookups';
+import { LifecycleMemory, type CachedState, type Committed } from './lifecycle-memory';
 import { countLifecycleEvents } from './message-lifecycle.metrics';
 
-/**
- * A decision to record: about a known message, or a receipt whose message is found by carrier id.
- * The sender's results carry the fencing token of the claim they come from (see `fencedOff`).
- */
-export type LifecycleItem =
-  | { umid: string; command: Exclude<MessageCommand, { type: 'RecordReceipt' }>; leaseToken?: string; traceparent?: string | null }
-  | { receipt: CarrierReceipt };
-
+export type { LifecycleItem };
 interface Pending {
   item: LifecycleItem;
   resolve: () => void;
@@ -47,13 +42,7 @@ const MAX_ITEMS_PER_FLUSH = 250;
 const MAX_CONFLICT_RETRIES = 5;
 /** About a minute of backoff: a database restart, not a bug. */
 const MAX_TRANSIENT_RETRIES = 16;
-const MAX_CACHED_STATES = 100_000;
-const MAX_REMEMBERED_CARRIER_IDS = 200_000;
 
-/** A message's folded state, and the trace its events carry on (the submission's, once sent). */
-type CachedState = { version: number; state: MessageState; traceparent: string | null };
-/** What a committed flush leaves to remember: folded states, and the carrier ids it recorded. */
-type Committed = { states: [string, CachedState][]; sent: { key: string; umid: string }[]; types: string[]; events: MessageLifecycleEvent[] };
 
 
 /**
@@ -76,19 +65,8 @@ export class MessageLifecycleWriter {
   private readonly s: string;
   private readonly main: Lane = { queue: [], flushing: undefined, timer: undefined };
   private readonly receipts: Lane = { queue: [], flushing: undefined, timer: undefined };
-  /**
-   * Folded state of messages between their submission and their receipt, so the receipt's
-   * decision needs no second read of the stream. Only ever a shortcut: the append's expected
-   * version still guards, and a conflict empties it.
-   */
-  private readonly cache = new Map<string, CachedState>();
-  /**
-   * Carrier id (normalised) -> umid of the submissions this writer recorded, so that their receipts
-   * need no lookup in carrier_ids: a flush of receipts is then only the append. The table stays
-   * the record (other replicas, restarts, ids seen only in another form); a later message that
-   * gets the same id replaces the entry, as the latest one wins there too.
-   */
-  private readonly carrierIds = new Map<string, string>();
+
+  private readonly memory = new LifecycleMemory();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -101,16 +79,12 @@ export class MessageLifecycleWriter {
   }
 
   record(item: LifecycleItem): Promise<void> {
-    const lane = 'receipt' in item && this.knowsCarrierId(item.receipt) ? this.receipts : this.main;
+    const lane = 'receipt' in item && this.memory.knows(item.receipt) ? this.receipts : this.main;
     return new Promise((resolve, reject) => {
       lane.queue.push({ item, resolve, reject });
       if (lane.queue.length >= MAX_ITEMS_PER_FLUSH) void this.flush(lane);
       else lane.timer ??= setTimeout(() => void this.flush(lane), FLUSH_EVERY_MS);
     });
-  }
-
-  private knowsCarrierId(receipt: CarrierReceipt): boolean {
-    return receiptKeys(receipt).some((key) => this.carrierIds.has(key));
   }
 
   /**
@@ -153,7 +127,8 @@ export class MessageLifecycleWriter {
       if (retry.length > 0) remembered = await this.decideAndAppend(tx, retry.map((r) => ({ receipt: r.receipt })));
       return retry.length;
     });
-    this.remember(remembered);
+    countLifecycleEvents(remembered.events);
+    this.memory.remember(remembered);
     this.subscriptions.wakeFor(remembered.types);
     return count;
   }
@@ -182,15 +157,16 @@ export class MessageLifecycleWriter {
     for (let attempt = 1; ; attempt++) {
       try {
         const committed = await this.dataSource.transaction((tx) => this.decideAndAppend(tx, batch.map((p) => p.item)));
-        this.remember(committed);
+        countLifecycleEvents(committed.events);
+    this.memory.remember(committed);
         appended = committed.types;
         break;
       } catch (error) {
         if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) {
           // Another writer (the other lane, a replica) appended: read this batch's streams afresh,
           // then every stream (the conflict may be on one a parked receipt brought in).
-          if (attempt === 1) this.forget(batch.map((p) => p.item));
-          else this.cache.clear();
+          if (attempt === 1) this.memory.forget(batch.map((p) => p.item));
+          else this.memory.states.clear();
           continue;
         }
         if (!(error instanceof ConcurrencyError) && !isPermanentDatabaseError(error) && attempt < MAX_TRANSIENT_RETRIES) {
@@ -216,16 +192,16 @@ export class MessageLifecycleWriter {
     const unknownKeys: string[] = [];
     for (const receipt of receipts) {
       const keys = receiptKeys(receipt);
-      const known = keys.find((key) => this.carrierIds.has(key));
-      if (known) umidByKey.set(known, this.carrierIds.get(known) as string);
+      const known = keys.find((key) => this.memory.carrierIds.has(key));
+      if (known) umidByKey.set(known, this.memory.carrierIds.get(known) as string);
       else unknownKeys.push(...keys);
     }
-    for (const [key, umid] of await this.umidsByCarrierKey(tx, unknownKeys)) umidByKey.set(key, umid);
+    for (const [key, umid] of await umidsByCarrierKey(tx, this.s, unknownKeys)) umidByKey.set(key, umid);
     const umidOfReceipt = (receipt: CarrierReceipt): string | undefined =>
       umidByKey.get(receiptKey(receipt)) ?? receiptKeys(receipt).map((key) => umidByKey.get(key)).find(Boolean);
     const decisions: { umid: string; command: MessageCommand }[] = [];
     const toPark: CarrierReceipt[] = [];
-    const superseded = await this.fencedOff(tx, items);
+    const superseded = await fencedOff(tx, this.s, items, this.logger);
     for (const item of items) {
       if (!('receipt' in item)) {
         if (!superseded.has(item)) decisions.push(item);
@@ -238,10 +214,10 @@ export class MessageLifecycleWriter {
 
     const umids = [...new Set(decisions.map((d) => d.umid))];
     const states = new Map<string, { version: number; state: MessageState; traceparent: string | null; events: MessageLifecycleEvent[] }>();
-    const unknown = umids.filter((umid) => !this.cache.has(umid));
+    const unknown = umids.filter((umid) => !this.memory.states.has(umid));
     const streams = await this.store.readStreams(tx, unknown.map(messageStreamId));
     for (const umid of umids) {
-      const cached = this.cache.get(umid);
+      const cached = this.memory.states.get(umid);
       if (cached) {
         states.set(umid, { ...cached, events: [] });
         continue;
@@ -266,7 +242,7 @@ export class MessageLifecycleWriter {
         if (error instanceof ReceiptBeforeSubmissionError && command.type === 'RecordReceipt') {
           toPark.push(command.receipt);
           // Parked against what this replica knew: the sweep reads the stream again.
-          this.cache.delete(umid);
+          this.memory.states.delete(umid);
         }
         // One item the decider refuses (a receipt matching no part, a wrong part count) must not
         // sink the others of its flush: it is logged and left out.
@@ -284,12 +260,7 @@ export class MessageLifecycleWriter {
     if (sentNow.length > 0) {
       // Parked receipts are keyed by their own id's normalised form: match every form of the sent ids.
       const umidOf = new Map(sentNow.flatMap(({ id, umid, carrierId }) => carrierIdKeys(id).map((key) => [carrierScopedKey(carrierId, key), umid] as const)));
-      const parked = rowsOf<{ carrier_key: string; receipt: CarrierReceipt }>(
-        await tx.query(`DELETE FROM ${this.s}.parked_receipts WHERE carrier_key = ANY($1::text[]) RETURNING carrier_key, receipt`, [
-          [...umidOf.keys()],
-        ]),
-      );
-      for (const { carrier_key, receipt } of parked) decide(umidOf.get(carrier_key) as string, { type: 'RecordReceipt', receipt });
+      for (const { carrier_key, receipt } of await takeParkedReceipts(tx, this.s, [...umidOf.keys()])) decide(umidOf.get(carrier_key) as string, { type: 'RecordReceipt', receipt });
       // And receipts of this very batch that could not be matched before these submissions were decided.
       for (const receipt of toPark.splice(0)) {
         const umid = umidOf.get(receiptKey(receipt));
@@ -312,13 +283,7 @@ export class MessageLifecycleWriter {
     );
 
     const sent = sentNow.map(({ id, umid, carrierId }) => ({ key: carrierScopedKey(carrierId, carrierIdKey(id)), umid })).filter((k) => k.key !== '');
-    if (sent.length > 0) {
-      await tx.query(
-        `INSERT INTO ${this.s}.carrier_ids (carrier_key, umid)
-         SELECT key, umid FROM jsonb_to_recordset($1::jsonb) AS r(key text, umid uuid) ON CONFLICT DO NOTHING`,
-        [JSON.stringify(sent)],
-      );
-    }
+    await recordCarrierIds(tx, this.s, sent);
     // Sent or final: off the queue now, so it is never claimed again (the queue projection agrees later).
     const leaving = changed.filter(([, e]) => e.events.some((ev) => ev.type === 'MessageSent' || ev.type === 'MessageUndelivered'));
     if (leaving.length > 0) await tx.query(`DELETE FROM ${this.s}.outbound_queue WHERE umid = ANY($1::uuid[])`, [leaving.map(([u]) => u)]);
@@ -332,84 +297,4 @@ export class MessageLifecycleWriter {
     const events = changed.flatMap(([, e]) => e.events);
     return { states: toRemember, sent, types: [...new Set(events.map((ev) => ev.type))], events };
   }
-
-  /** Committed: the folded states are now what the streams hold, the carrier ids what the table holds. */
-  private remember({ states, sent, events }: Committed): void {
-    countLifecycleEvents(events);
-    for (const { key, umid } of sent) {
-      this.carrierIds.delete(key); // re-inserted at the end: the newest entries are evicted last
-      this.carrierIds.set(key, umid);
-    }
-    for (const key of this.carrierIds.keys()) {
-      if (this.carrierIds.size <= MAX_REMEMBERED_CARRIER_IDS) break;
-      this.carrierIds.delete(key);
-    }
-    for (const [umid, entry] of states) {
-      // Only sent messages wait here for their receipts. A queued one may be sent next by another
-      // replica (after a failover this one recorded), so a state kept from now could be stale then.
-      if (entry.state.status === 'sent') this.cache.set(umid, entry);
-      else this.cache.delete(umid);
-    }
-    // Oldest first out: a Map iterates in insertion order.
-    for (const umid of this.cache.keys()) {
-      if (this.cache.size <= MAX_CACHED_STATES) break;
-      this.cache.delete(umid);
-    }
-  }
-
-  private forget(items: LifecycleItem[]): void {
-    for (const item of items) {
-      if ('umid' in item) this.cache.delete(item.umid);
-      for (const key of 'receipt' in item ? receiptKeys(item.receipt) : []) {
-        const umid = this.carrierIds.get(key);
-        if (umid) this.cache.delete(umid);
-      }
-    }
-  }
-
-  /**
-   * Results of claims that are no longer the row's: the lease ran out and another sender claimed
-   * the message again (this replica was paused, or cut off from the database). Their row is locked
-   * here, so no claim can take it until this transaction ends; a row that is gone was recorded
-   * already, and the decider treats the result as the repeat it is.
-   */
-  private async fencedOff(tx: SqlExecutor, items: LifecycleItem[]): Promise<Set<LifecycleItem>> {
-    const held = items.filter((i): i is Extract<LifecycleItem, { umid: string }> => 'umid' in i && i.leaseToken !== undefined);
-    if (held.length === 0) return new Set();
-    const rows = rowsOf<{ umid: string; lease_token: string | null }>(
-      await tx.query(`SELECT umid, lease_token FROM ${this.s}.outbound_queue WHERE umid = ANY($1::uuid[]) ORDER BY umid FOR UPDATE`, [
-        [...new Set(held.map((i) => i.umid))],
-      ]),
-    );
-    const tokenOf = new Map(rows.map((r) => [r.umid, r.lease_token === null ? null : String(r.lease_token)]));
-    const stale = held.filter((i) => tokenOf.has(i.umid) && tokenOf.get(i.umid) !== i.leaseToken);
-    if (stale.length > 0) {
-      this.logger.warn(
-        { umids: stale.map((i) => i.umid), commands: stale.map((i) => i.command.type) },
-        'results of claims whose lease ran out are not recorded: another sender holds these messages now',
-      );
-    }
-    return new Set(stale);
-  }
-
-  private async umidsByCarrierKey(tx: SqlExecutor, keys: string[]): Promise<Map<string, string>> {
-    if (keys.length === 0) return new Map();
-    // A carrier that restarts may hand out an id again: the latest message that got it wins.
-    const rows: { carrier_key: string; umid: string }[] = await tx.query(
-      `SELECT DISTINCT ON (carrier_key) carrier_key, umid FROM ${this.s}.carrier_ids
-        WHERE carrier_key = ANY($1::text[]) ORDER BY carrier_key, seq DESC`,
-      [keys],
-    );
-    return new Map(rows.map((r) => [r.carrier_key, r.umid]));
-  }
-}
-
-/** Every key a receipt's id may have been stored under, within its carrier. */
-function receiptKeys(receipt: CarrierReceipt): string[] {
-  return carrierIdKeys(receipt.carrierMessageId).map((key) => carrierScopedKey(receipt.carrierId, key));
-}
-
-/** The one key of a receipt's own id, within its carrier. */
-function receiptKey(receipt: CarrierReceipt): string {
-  return carrierScopedKey(receipt.carrierId, carrierIdKey(receipt.carrierMessageId));
 }

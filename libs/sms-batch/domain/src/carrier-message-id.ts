@@ -1,3 +1,5 @@
+import type { CarrierReceipt } from '@seed/sms-batch-contracts';
+
 /**
  * Carriers answer submit_sm with a message id in one form (often hex) and quote it in the
  * delivery receipt in another (often decimal), sometimes padded with leading zeros or in another
@@ -47,4 +49,25 @@ export function sameCarrierId(a: string, b: string): boolean {
  */
 export function carrierScopedKey(carrierId: string | undefined, key: string): string {
   return carrierId === undefined || carrierId === 'default' || key === '' ? key : `${carrierId}/${key}`;
+}
+
+/**
+ * Parts (indices) a receipt id may belong to: those whose id has the same key first, then those
+ * equal only in another base, so that a hex id never steals a receipt meant for a decimal one.
+ */
+export function partsMatching(ids: string[], receiptId: string): number[] {
+  const key = carrierIdKey(receiptId);
+  const exact = ids.flatMap((id, index) => (carrierIdKey(id) === key && key !== '' ? [index] : []));
+  const other = ids.flatMap((id, index) => (!exact.includes(index) && sameCarrierId(id, receiptId) ? [index] : []));
+  return [...exact, ...other];
+}
+
+/** Part index -> its DELIVRD receipt, assigning each receipt as the decider did when it came. */
+export function deliveredParts(ids: string[], receipts: CarrierReceipt[]): Map<number, CarrierReceipt> {
+  const delivered = new Map<number, CarrierReceipt>();
+  for (const receipt of receipts) {
+    const part = partsMatching(ids, receipt.carrierMessageId).find((index) => !delivered.has(index));
+    if (part !== undefined) delivered.set(part, receipt);
+  }
+  return delivered;
 }

@@ -10,7 +10,10 @@ import type {
   MessageUndeliveredV1,
   ReceiptRecordedV1,
 } from '@seed/sms-batch-contracts';
-import { carrierIdKey, sameCarrierId } from './carrier-message-id';
+import { deliveredParts, partsMatching } from './carrier-message-id';
+import { NO_ROUTE_ERROR_CODE, routed, type RoutingDecision } from './message-routed';
+
+export { NO_ROUTE_ERROR_CODE, type RoutingDecision } from './message-routed';
 
 /*
  * The message aggregate (stream `sms-message-<umid>`) after acceptance:
@@ -32,14 +35,6 @@ export interface MessageState {
   carrierMessageIds: string[];
   /** The DELIVRD receipt of each part delivered so far. */
   deliveredReceipts: CarrierReceipt[];
-}
-
-/** The routing decision behind a submission attempt (see MessageRoutedV1). */
-export interface RoutingDecision {
-  routeId: string | null;
-  carrierId: string;
-  attempt: number;
-  price: MessageRoutedV1['price'];
 }
 
 export type MessageCommand =
@@ -84,8 +79,6 @@ export const FAILURE_STAT_MESSAGES: Readonly<Record<string, string>> = {
 
 const DELIVERED_STAT = 'DELIVRD';
 
-/** errorCode of a message no route takes (product decisions, "Carriers and routes"). */
-export const NO_ROUTE_ERROR_CODE = 'NO_ROUTE';
 
 export const initialMessageState = (): MessageState => ({
   status: 'none',
@@ -196,18 +189,6 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
   }
 }
 
-function routed(
-  ref: MessageRef,
-  routing: RoutingDecision | undefined,
-  outcome: MessageRoutedV1['outcome'],
-  detail: string | null,
-  at: string,
-): MessageLifecycleEvent[] {
-  if (!routing) return [];
-  const data: MessageRoutedV1 = { ...ref, routeId: routing.routeId, carrierId: routing.carrierId, attempt: routing.attempt, price: routing.price, outcome, detail, routedAt: at };
-  return [{ type: 'MessageRouted', schemaVersion: 1, data }];
-}
-
 function recordSubmission(carrierMessageIds: string[], at: string, ref: MessageRef, carrierId: string | undefined): MessageLifecycleEvent[] {
   // The part count decides when a message is delivered, so it must be the one accepted. A blank
   // id is still recorded: the carrier has the message, and refusing the fact would invite a resend.
@@ -267,27 +248,6 @@ function receiptWhileSent(receipt: CarrierReceipt, state: MessageState, ref: Mes
       undeliveredAt: receipt.receivedAt,
     }),
   ];
-}
-
-/**
- * Parts (indices) a receipt id may belong to: those whose id has the same key first, then those
- * equal only in another base, so that a hex id never steals a receipt meant for a decimal one.
- */
-function partsMatching(ids: string[], receiptId: string): number[] {
-  const key = carrierIdKey(receiptId);
-  const exact = ids.flatMap((id, index) => (carrierIdKey(id) === key && key !== '' ? [index] : []));
-  const other = ids.flatMap((id, index) => (!exact.includes(index) && sameCarrierId(id, receiptId) ? [index] : []));
-  return [...exact, ...other];
-}
-
-/** Part index -> its DELIVRD receipt, assigning each receipt as the decider did when it came. */
-function deliveredParts(ids: string[], receipts: CarrierReceipt[]): Map<number, CarrierReceipt> {
-  const delivered = new Map<number, CarrierReceipt>();
-  for (const receipt of receipts) {
-    const part = partsMatching(ids, receipt.carrierMessageId).find((index) => !delivered.has(index));
-    if (part !== undefined) delivered.set(part, receipt);
-  }
-  return delivered;
 }
 
 function undelivered(ref: MessageRef, outcome: Omit<MessageUndeliveredV1, keyof MessageRef>): MessageLifecycleEvent {
