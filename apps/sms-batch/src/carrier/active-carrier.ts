@@ -1,17 +1,10 @@
-import type { AddressNumbering, RouteConfiguredV1 } from '@seed/sms-batch-contracts';
+import type { CarrierConfiguredV1, RouteConfiguredV1 } from '@seed/sms-batch-contracts';
 
-/** A carrier as a replica runs it: its URL with the password opened, and its limits. */
-export interface ActiveCarrier {
-  carrierId: string;
+/** A carrier as a replica runs it: its URL with the password opened, and its limits as stored. */
+export interface ActiveCarrier
+  extends Pick<CarrierConfiguredV1, 'carrierId' | 'binds' | 'window' | 'maxPerSecond' | 'systemType' | 'source' | 'destination' | 'enabled'> {
   /** `smpp://system_id:password@host:port` (or smpps://): what its sessions connect with. */
   url: string;
-  binds: number;
-  window: number;
-  maxPerSecond: number | null;
-  systemType: string | null;
-  source: AddressNumbering;
-  destination: AddressNumbering;
-  enabled: boolean;
   /** Permanent submit_sm_resp statuses (`0x0000000B`) that re-route instead of ending the message. */
   rerouteOnErrors: ReadonlySet<string>;
 }

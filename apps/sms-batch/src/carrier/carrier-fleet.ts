@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CarrierAvailability, RoutingTable } from '@seed/sms-batch-domain';
+import { implicitCatchAll, type CarrierAvailability, type RoutingTable } from '@seed/sms-batch-domain';
 import { sessionFingerprint, type ActiveCarrier, type RoutingConfigSource } from './active-carrier';
 import { fairShare, slotKey, type Held } from './bind-share';
 import { BindSlotsRepository, type CarrierSlotStatus, type HeldSlot } from './bind-slots.repository';
@@ -43,7 +43,6 @@ export class CarrierFleet {
   private timer: NodeJS.Timeout | undefined;
   private guard: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
-  private loaded = false;
   private detachMetrics: (() => void) | undefined;
 
   readonly availability: CarrierAvailability = {
@@ -96,7 +95,7 @@ export class CarrierFleet {
   }
 
   isConfigured(): boolean {
-    return this.loaded && this.carriers.size > 0;
+    return this.carriers.size > 0;
   }
 
   /** This replica's sessions to a carrier, when it holds any bound one. */
@@ -169,8 +168,9 @@ export class CarrierFleet {
   private async reload(): Promise<void> {
     const config = await this.source.load();
     this.carriers = new Map(config.carriers.map((c) => [c.carrierId, c]));
-    this.routingTable = { routes: config.routes, carriers: new Map(config.carriers.map((c) => [c.carrierId, { enabled: c.enabled }])) };
-    this.loaded = true;
+    const carriers = new Map(config.carriers.map((c) => [c.carrierId, { enabled: c.enabled }]));
+    // The implicit catch-all built once per change, not once per message.
+    this.routingTable = { routes: config.routes.length === 0 && carriers.size > 0 ? [implicitCatchAll(carriers)] : config.routes, carriers };
     for (const carrier of config.carriers) if (carrier.enabled) this.poolOf(carrier.carrierId);
     for (const [carrierId, pool] of this.pools) {
       if (this.carriers.get(carrierId)?.enabled || [...this.held.values()].some((h) => h.slot.carrierId === carrierId)) continue;
