@@ -222,7 +222,7 @@ async function main(): Promise<void> {
       simulator = sim.child;
       peerCarrierUrl = sim.inspectionUrl;
       const { startKannel } = await import('./kannel-peer');
-      kannel = await startKannel({ smscHost: '127.0.0.1', smscPort: sim.port, systemId: 'seed', password: 'secret', workDir: mkdtempSync(join(tmpdir(), 'seed-kannel-')), dlrMask });
+      kannel = await startKannel({ smscHost: '127.0.0.1', smscPort: sim.port, systemId: 'seed', password: 'secret', workDir: mkdtempSync(join(tmpdir(), 'seed-kannel-')), dlrMask, window: Number(env['SMPP_WINDOW'] ?? 100) });
     }
     // Warm-ups: the first batch after a start pays for JIT compilation and connection set-up.
     if (warmup > 0) {

@@ -36,6 +36,8 @@ export async function startKannel(opts: {
   workDir: string;
   /** sendsms dlr-mask: 1 (default) = final "delivered" only; 9 adds the SMSC's "accepted" (8). */
   dlrMask?: string | number;
+  /** submit_sm in flight on the bind (max-pending-submits): the platform's SMPP_WINDOW, so both get the same window. */
+  window: number;
 }): Promise<KannelPeer> {
   installKannel();
   mkdirSync(opts.workDir, { recursive: true });
@@ -110,7 +112,7 @@ function installKannel(): void {
   }
 }
 
-function kannelConf(o: { smscHost: string; smscPort: number; systemId: string; password: string; workDir: string; adminPort: number; smsboxPort: number; sendsmsPort: number }): string {
+function kannelConf(o: { smscHost: string; smscPort: number; systemId: string; password: string; workDir: string; window: number; adminPort: number; smsboxPort: number; sendsmsPort: number }): string {
   const q = (value: string | number): string => JSON.stringify(String(value)); // Kannel strings: "..." with \" escapes
   // log-level 3 (errors only) into workDir: Kannel at 0/1 logs several lines per message, which
   // would make the benchmark measure its logging. No access-log, no store (defaults: off).
@@ -134,6 +136,8 @@ transceiver-mode = true
 smsc-username = ${q(o.systemId)}
 smsc-password = ${q(o.password)}
 system-type = ""
+# Kannel's default is 10: the same window as the platform's, as an operator tuning it would set.
+max-pending-submits = ${o.window}
 # msg-id-type left unset: Kannel then matches receipt to message by the id string as it is, and
 # the simulator puts the same hex string in submit_sm_resp and receipted_message_id. 0x03 works
 # too. 0x01/0x02 lose the receipts of ids that are all digits (e.g. 12345499): Kannel reads an id
