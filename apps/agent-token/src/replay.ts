@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { loadConfig, PlatformConfig } from '@seed/platform-config';
+import { loadConfig, PlatformConfig, withLibpqSslModes } from '@seed/platform-config';
 import { EventStore, replayProjection } from '@seed/platform-event-store';
 import { createLogger } from '@seed/platform-logging';
 import { agentTokenService } from './agent-token.service';
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const config = loadConfig(PlatformConfig);
   const logger = createLogger('agent-token-replay', config.LOG_LEVEL);
   const schema = `${config.DATABASE_SCHEMA_PREFIX}${agentTokenService.schema}`;
-  const dataSource = await new DataSource({ type: 'postgres', url: config.DATABASE_URL }).initialize();
+  const dataSource = await new DataSource({ type: 'postgres', url: withLibpqSslModes(config.DATABASE_URL) }).initialize();
   try {
     const started = Date.now();
     const projection = new RoomsProjection(schema);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { Logger } from 'pino';
+import { withLibpqSslModes } from '@seed/platform-config';
 import { CommandBus, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
 import { LOGGER, PlatformModule, ServiceSchema, StartDeadline } from '@seed/platform-nest';
 import { AccessChangeListener, accessChannel } from './accounts/access-changes';
@@ -63,7 +64,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
         { provide: KeyAccessCache, useValue: new KeyAccessCache({ ttlMs: config.API_KEY_CACHE_MS, maxEntries: KEY_CACHE_ENTRIES }) },
         {
           provide: AccessChangeListener,
-          useFactory: (cache: KeyAccessCache, schema: ServiceSchema) => new AccessChangeListener(config.DATABASE_URL, accessChannel(schema.name), cache, logger),
+          useFactory: (cache: KeyAccessCache, schema: ServiceSchema) => new AccessChangeListener(withLibpqSslModes(config.DATABASE_URL), accessChannel(schema.name), cache, logger),
           inject: [KeyAccessCache, ServiceSchema],
         },
         AccountsRepository,

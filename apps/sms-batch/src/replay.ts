@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '@seed/platform-config';
+import { loadConfig, withLibpqSslModes } from '@seed/platform-config';
 import { EventStore, replayProjection } from '@seed/platform-event-store';
 import { createLogger } from '@seed/platform-logging';
 import { SmsBatchConfig } from './sms-batch.config';
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const config = loadConfig(SmsBatchConfig);
   const logger = createLogger('sms-batch-replay', config.LOG_LEVEL);
   const schema = `${config.DATABASE_SCHEMA_PREFIX}${smsBatchService.schema}`;
-  const dataSource = await new DataSource({ type: 'postgres', url: config.DATABASE_URL }).initialize();
+  const dataSource = await new DataSource({ type: 'postgres', url: withLibpqSslModes(config.DATABASE_URL) }).initialize();
   try {
     const store = new EventStore(schema, smsBatchService.upcasters);
     for (const projection of smsBatchProjections(schema)) {

@@ -17,7 +17,10 @@ export async function runMigrations(dataSource: DataSource, schema: string, migr
   const applied: string[] = [];
   await dataSource.transaction(async (manager) => {
     await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`migrations:${schema}`]);
-    await manager.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    // CREATE SCHEMA checks the database's CREATE privilege before IF NOT EXISTS: a service role
+    // that owns its schema but may not create schemas (tools/deploy/database-roles.ts) must skip it.
+    const found = (await manager.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])) as unknown[];
+    if (found.length === 0) await manager.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await manager.query(
       `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
     );

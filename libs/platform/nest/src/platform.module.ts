@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { PlatformConfig } from '@seed/platform-config';
 import { EventStore, PreparedStatementClient, ProcessedMessages } from '@seed/platform-event-store';
 import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
+import { withLibpqSslModes } from '@seed/platform-config';
 import { HealthController } from './health.controller';
 import { PlatformMetrics } from './metrics/platform-metrics';
 import { LOGGER, SERVICE_DEFINITION, type ServiceDefinition } from './platform.tokens';
@@ -35,7 +36,7 @@ export class PlatformModule {
       imports: [
         TypeOrmModule.forRoot({
           type: 'postgres',
-          url: config.DATABASE_URL,
+          url: withLibpqSslModes(config.DATABASE_URL),
           synchronize: false,
           entities: [],
           extra: databasePoolOptions(config),
