@@ -35,6 +35,7 @@ PG_DIR="$LOCAL_DIR/postgres"
 PG_DATA="$PG_DIR/data"
 PG_LOG="$PG_DIR/server.log"
 PG_PID_FILE="$LOCAL_DIR/postgres.pid"
+PG_TLS_DIR="$PG_DIR/tls" # a CA of its own and the server's certificate (ensure_pg_tls)
 
 KAFKA_PORT="${KAFKA_PORT:-59092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-59093}"
@@ -149,6 +150,36 @@ pg_running() {
 # Port the running postmaster listens on (line 4 of postmaster.pid).
 pg_running_port() { sed -n 4p "$PG_DATA/postmaster.pid" 2>/dev/null || true; }
 
+# A CA made for this cluster and a server certificate for 127.0.0.1 and localhost, made once, so
+# that clients can test sslmode=verify-full against $PG_TLS_DIR/ca.crt (docs/security.md, "PostgreSQL").
+ensure_pg_tls() {
+  if [[ -f "$PG_TLS_DIR/ca.crt" && -f "$PG_TLS_DIR/server.crt" && -f "$PG_TLS_DIR/server.key" ]]; then return 0; fi
+  command -v openssl >/dev/null || die "openssl not found (needed once to make PostgreSQL's TLS certificate)"
+  local tmp="$PG_TLS_DIR.tmp.$$" tlog="$PG_DIR/tls.log"
+  rm -rf "$tmp" "$PG_TLS_DIR"
+  mkdir -p "$tmp"
+  if ! {
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=seed-messaging local PostgreSQL CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+      -keyout "$tmp/ca.key" -out "$tmp/ca.crt" &&
+      openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$tmp/server.key" -out "$tmp/server.csr" &&
+      printf '%s\n' "subjectAltName=IP:127.0.0.1,DNS:localhost" "basicConstraints=CA:FALSE" \
+        "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" >"$tmp/server.ext" &&
+      openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" -CAcreateserial -days 3650 \
+        -extfile "$tmp/server.ext" -out "$tmp/server.crt"
+  } >"$tlog" 2>&1; then
+    tail -n 20 "$tlog" >&2
+    rm -rf "$tmp"
+    die "openssl could not make PostgreSQL's certificate (log: $tlog)"
+  fi
+  rm -f "$tmp/server.csr" "$tmp/server.ext" "$tmp/ca.srl"
+  chmod 600 "$tmp/ca.key" "$tmp/server.key" # the server refuses a key others can read
+  chmod 644 "$tmp/ca.crt" "$tmp/server.crt"
+  if is_root; then chown -R postgres:postgres "$tmp"; fi
+  mv "$tmp" "$PG_TLS_DIR"
+  log "made a CA and a certificate for 127.0.0.1 in $PG_TLS_DIR"
+}
+
 write_pg_conf() {
   local sock="$1"
   cat >"$PG_DATA/seed-local.conf" <<EOF
@@ -158,6 +189,11 @@ port = $PG_PORT
 unix_socket_directories = '$sock'
 max_connections = 300
 shared_buffers = 256MB
+# TLS beside plain connections (host lines of pg_hba.conf take both): sslmode=verify-full with
+# sslrootcert=$PG_TLS_DIR/ca.crt is checked end to end, and URLs without sslmode still work.
+ssl = on
+ssl_cert_file = '$PG_TLS_DIR/server.crt'
+ssl_key_file = '$PG_TLS_DIR/server.key'
 # Durability is kept (tests should see what production sees).
 fsync = on
 synchronous_commit = on
@@ -195,6 +231,18 @@ pg_up() {
       psql=("$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
     fi
     log "postgres already running on 127.0.0.1:$PG_PORT"
+    # A cluster started before TLS was added gets it without a restart (ssl settings reload).
+    if [[ "$("${psql[@]}" -tAc 'SHOW ssl' 2>/dev/null)" != "on" ]]; then
+      ensure_pg_tls
+      write_pg_conf "$sock"
+      as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -s reload >/dev/null || die "pg_ctl reload failed (log: $PG_LOG)"
+      local i
+      for ((i = 0; i < 50; i++)); do
+        [[ "$("${psql[@]}" -tAc 'SHOW ssl' 2>/dev/null)" == "on" ]] && break
+        sleep 0.1
+      done
+      log "postgres: TLS on (CA $PG_TLS_DIR/ca.crt)"
+    fi
   elif "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres 2>/dev/null; then
     # Someone else's server on our port, e.g. the same script from another checkout on this
     # machine. Use it if it lets us in as postgres (tests use unique names anyway).
@@ -220,6 +268,7 @@ pg_up() {
       fi
       echo "include_if_exists = 'seed-local.conf'" >>"$PG_DATA/postgresql.conf"
     fi
+    ensure_pg_tls
     write_pg_conf "$sock"
 
     # Keep the server log bounded across restarts.
