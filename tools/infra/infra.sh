@@ -16,6 +16,7 @@
 #   KAFKA_VERSION  Kafka release from Maven Central (see docs/kafka-version.md)
 #   SEED_CACHE_DIR jar cache, default $HOME/.cache/seed-messaging
 #   KAFKA_HEAP_OPTS (-Xms256m -Xmx768m), KAFKA_READY_TIMEOUT seconds (90)
+#   KAFKA_SECURITY none (default) or scram-tls: TLS + SASL/SCRAM-SHA-512 + ACLs (tools/infra/kafka/secure.sh)
 # See tools/infra/README.md.
 set -euo pipefail
 
@@ -54,6 +55,8 @@ KAFKA_LIB="$KAFKA_CACHE/lib"
 KAFKA_MAJOR="${KAFKA_VERSION%%.*}"
 
 log() { echo "[infra] $*"; }
+# shellcheck source=kafka/secure.sh
+source "$SCRIPT_DIR/kafka/secure.sh"
 warn() { echo "[infra] WARNING: $*" >&2; }
 die() {
   echo "[infra] ERROR: $*" >&2
@@ -384,6 +387,7 @@ render_kafka_props() {
     -e "s|@KAFKA_DATA_DIR@|$KAFKA_DATA|g" \
     "$SCRIPT_DIR/kafka/server.properties.template" >"$KAFKA_PROPS.tmp"
   mv -f "$KAFKA_PROPS.tmp" "$KAFKA_PROPS"
+  if kafka_secure; then kafka_secure_props; fi
 }
 
 # Starts the broker in the background; kafka_wait_ready waits for it.
@@ -403,7 +407,7 @@ kafka_start() {
   if port_open "$KAFKA_PORT"; then
     # Someone else's broker on our port, e.g. the same script from another checkout on this
     # machine. Use it if it answers like a Kafka broker (tests use unique names anyway).
-    if kafkajs_available && KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" PROBE_TIMEOUT_MS=10000 \
+    if kafkajs_available && env $(kafka_probe_env) KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" PROBE_TIMEOUT_MS=10000 \
       node "$SCRIPT_DIR/kafkajs-probe.mjs" --ready >/dev/null 2>&1; then
       warn "a Kafka broker not started from this checkout listens on 127.0.0.1:$KAFKA_PORT; using it (down will not stop it)"
       return 0
@@ -423,8 +427,10 @@ kafka_start() {
     local cid
     cid="$(random_cluster_id)"
     log "formatting Kafka storage (cluster id $cid)"
+    local scram=()
+    if kafka_secure; then mapfile -t scram < <(kafka_scram_format_args); fi
     if ! java -Xmx256m "$log_opts" -cp "$KAFKA_LIB/*" kafka.tools.StorageTool format \
-      -t "$cid" -c "$KAFKA_PROPS" --ignore-formatted >"$KAFKA_DIR/format.log" 2>&1; then
+      -t "$cid" -c "$KAFKA_PROPS" --ignore-formatted "${scram[@]}" >"$KAFKA_DIR/format.log" 2>&1; then
       tail -n 20 "$KAFKA_DIR/format.log" >&2
       die "kafka storage format failed (log: $KAFKA_DIR/format.log)"
     fi
@@ -470,7 +476,7 @@ kafka_wait_ready() {
   done
   if kafkajs_available; then
     # The broker answers metadata requests: admin connects and lists topics.
-    until KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" PROBE_TIMEOUT_MS=10000 \
+    until env $(kafka_probe_env) KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT" PROBE_TIMEOUT_MS=10000 \
       node "$SCRIPT_DIR/kafkajs-probe.mjs" --ready >/dev/null 2>&1; do
       kill -0 "$pid" 2>/dev/null || kafka_fail "kafka exited during start-up"
       ((SECONDS < deadline)) || kafka_fail "kafka did not answer a kafkajs listTopics within ${KAFKA_READY_TIMEOUT}s"
@@ -513,12 +519,17 @@ write_env() {
   {
     echo "DATABASE_URL=$DATABASE_URL"
     echo "KAFKA_BROKERS=$KAFKA_BROKERS"
+    if kafka_secure; then
+      echo "KAFKA_SSL_CA=$KAFKA_TLS_DIR/ca.crt"
+      echo "KAFKA_CREDENTIALS_DIR=$KAFKA_CREDENTIALS_DIR"
+    fi
   } >"$tmp"
   mv -f "$tmp" "$ENV_FILE"
   sed 's/^/[infra] /' "$ENV_FILE"
 }
 
 cmd_up() {
+  kafka_check_security_setting
   with_lock
   local t0=$SECONDS
   if [[ -n "${KAFKA_BROKERS:-}" ]]; then
@@ -592,7 +603,7 @@ cmd_status() {
 cmd_reset() {
   cmd_down
   log "deleting $PG_DIR and $KAFKA_DIR"
-  rm -rf "$PG_DIR" "$KAFKA_DIR" "$ENV_FILE"
+  rm -rf "$PG_DIR" "$KAFKA_DIR" "$ENV_FILE" "$KAFKA_CREDENTIALS_DIR"
 }
 
 cmd_probe() {

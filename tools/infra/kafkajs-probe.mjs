@@ -87,9 +87,19 @@ const { mod: kafkajs, from: kafkajsPath, version: kafkajsVersion } = loadKafkajs
 const { Kafka, CompressionTypes, logLevel } = kafkajs;
 const brokerList = brokers();
 
+// A broker started with KAFKA_SECURITY=scram-tls is probed over TLS as its admin user (infra.sh
+// passes KAFKA_SSL_CA and KAFKA_SASL_* for that).
+const security = {
+  ...(process.env.KAFKA_SSL_CA ? { ssl: { ca: [readFileSync(process.env.KAFKA_SSL_CA, 'utf8')] } } : {}),
+  ...(process.env.KAFKA_SASL_MECHANISM
+    ? { sasl: { mechanism: process.env.KAFKA_SASL_MECHANISM, username: process.env.KAFKA_SASL_USERNAME, password: process.env.KAFKA_SASL_PASSWORD } }
+    : {}),
+};
+
 const kafka = new Kafka({
   clientId: 'seed-infra-probe',
   brokers: brokerList,
+  ...security,
   logLevel: process.env.PROBE_KAFKAJS_DEBUG ? logLevel.DEBUG : logLevel.NOTHING,
   connectionTimeout: 3000,
   requestTimeout: 30000,

@@ -14,6 +14,9 @@
 //                     and SMSC_HTTP_PORT + (i - 1) * SMSC_PORT_STEP (default 10: 2785 and 2786 for the
 //                     second). All share SMSC_SYSTEM_ID and SMSC_PASSWORD; only the first is SMPP_URL, the
 //                     others wait to be registered as carriers (the banner lists them, `smscInstances` too)
+//   <SERVICE>__<NAME> NAME for that service only, e.g. SMS_BATCH__DATABASE_URL (its own PostgreSQL role)
+//   KAFKA_CREDENTIALS_DIR  each service authenticates as its own SCRAM user seed-<service>, password in
+//                     <dir>/seed-<service>.password (infra.sh with KAFKA_SECURITY=scram-tls writes them)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -134,9 +137,21 @@ for (const service of services) {
 const children = new Map();
 let stopping = false;
 
+// What one service is given alone: its Kafka user, then any <SERVICE>__<NAME> setting.
+function ownSettings(app) {
+  const own = {};
+  const passwordFile = env.KAFKA_CREDENTIALS_DIR && join(env.KAFKA_CREDENTIALS_DIR, `seed-${app}.password`);
+  if (passwordFile && existsSync(passwordFile)) {
+    Object.assign(own, { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: `seed-${app}`, KAFKA_SASL_PASSWORD: readFileSync(passwordFile, 'utf8').trim() });
+  }
+  const prefix = `${app.toUpperCase().replaceAll('-', '_')}__`;
+  for (const [name, value] of Object.entries(env)) if (name.startsWith(prefix)) own[name.slice(prefix.length)] = value;
+  return own;
+}
+
 function start(service) {
   const app = service.name.replace(/-\d$/, '');
-  const childEnv = { ...env, ...(app === 'api-gateway' || service.main ? {} : { HEALTH_PORT: String(service.port) }), ...service.env };
+  const childEnv = { ...env, ...(app === 'api-gateway' || service.main ? {} : { HEALTH_PORT: String(service.port) }), ...service.env, ...(service.main ? {} : ownSettings(app)) };
   const main = join(root, service.main ?? join('dist/apps', app, 'src/main.js'));
   const flags = (env.STACK_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...serviceNodeFlags, ...flags, main], {

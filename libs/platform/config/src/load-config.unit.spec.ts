@@ -37,6 +37,11 @@ describe('loadConfig', () => {
       DATABASE_URL: VALID.DATABASE_URL,
       KAFKA_BROKERS: VALID.KAFKA_BROKERS,
       KAFKA_TOPIC_PREFIX: '',
+      KAFKA_SSL: false,
+      KAFKA_SSL_CA: '',
+      KAFKA_SASL_MECHANISM: '',
+      KAFKA_SASL_USERNAME: '',
+      KAFKA_SASL_PASSWORD: '',
       DATABASE_SCHEMA_PREFIX: '',
       LOG_LEVEL: 'info',
       DATABASE_POOL_SIZE: 10,
@@ -96,6 +101,15 @@ describe('loadConfig', () => {
     expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, DATABASE_SCHEMA_PREFIX: 'pg_run1_' }))).toMatch(/DATABASE_SCHEMA_PREFIX: .*pg_/);
     expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, DATABASE_SCHEMA_PREFIX: 'Run-1' }))).toMatch(/DATABASE_SCHEMA_PREFIX/);
     expect(loadConfig(PlatformConfig, { ...VALID, DATABASE_SCHEMA_PREFIX: 'pgx_' }).DATABASE_SCHEMA_PREFIX).toBe('pgx_');
+  });
+
+  it('refuses Kafka credentials that cannot work, naming what is missing, and keeps a SCRAM user it is given', () => {
+    expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'seed-sms-batch' }))).toMatch(
+      /KAFKA_SASL_MECHANISM: KAFKA_SASL_MECHANISM=scram-sha-512 needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD/,
+    );
+    expect(problemsOf(() => loadConfig(PlatformConfig, { ...VALID, KAFKA_SASL_MECHANISM: 'gssapi' }))).toMatch(/KAFKA_SASL_MECHANISM/);
+    const scram = loadConfig(PlatformConfig, { ...VALID, KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' });
+    expect([scram.KAFKA_SSL, scram.KAFKA_SASL_MECHANISM, scram.KAFKA_SASL_USERNAME]).toEqual([true, 'scram-sha-512', 'u']);
   });
 
   it('applies the range rules to coerced numbers', () => {

@@ -1,22 +1,14 @@
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, Matches, Max, Min } from 'class-validator';
+import { KafkaClientConfig } from './kafka-client.config';
 
 /**
  * Settings every service shares. Each property is an environment variable of the same name;
  * the initial value is the default. Apps extend this class with their own settings.
  */
-export class PlatformConfig {
+export class PlatformConfig extends KafkaClientConfig {
   /** postgres://user:password@host:port/database */
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
   DATABASE_URL = '';
-
-  /** Comma-separated host:port list. */
-  @IsString()
-  @IsNotEmpty()
-  KAFKA_BROKERS = '';
-
-  /** Prefix for every topic and consumer group, so that several installations can share a cluster. */
-  @Matches(/^[a-z0-9._-]*$/)
-  KAFKA_TOPIC_PREFIX = '';
 
   /**
    * Prepended to each service's Postgres schema name (several installations, or test runs, share one

@@ -47,8 +47,8 @@ export class BrokerWatch {
     this.probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.probeEveryMs = options.probeEveryMs ?? 1000;
     this.requestWaitMs = options.requestWaitMs ?? 200;
-    const { brokers, clientId } = connection.settings;
-    this.kafka = new Kafka({ clientId: `${clientId}-probe`, brokers, connectionTimeout: this.probeTimeoutMs, retry: { retries: 0 }, logLevel: logLevel.NOTHING });
+    const { brokers, clientId, security } = connection.settings;
+    this.kafka = new Kafka({ clientId: `${clientId}-probe`, brokers, ...security, connectionTimeout: this.probeTimeoutMs, retry: { retries: 0 }, logLevel: logLevel.NOTHING });
   }
 
   /** Called when the broker is found down: requests waiting on it can be answered now. */

@@ -14,7 +14,7 @@ import { commandTopic, deadLetterTopic, ensureTopics, replyTopic } from './topic
 
 const COMMANDS = 'ping.commands';
 const NOBODY = 'nobody.commands';
-const REPLIES = 'replies';
+const REPLIES = 'gateway.replies.v1';
 
 const received: CommandMessage<{ text: string }>[] = [];
 
@@ -118,6 +118,19 @@ describe('CommandBus and KafkaCommandServer', () => {
     // The server goes on with the next command.
     const after = await bus.request<{ pong: string }>(COMMANDS, 'key-2', command('Ping', 'still here'), 'corr-after');
     expect(after).toMatchObject({ ok: true, result: { pong: 'STILL HERE' } });
+  });
+
+  it('dead-letters, without running it, a command whose reply-to names a topic that is not a reply topic', async () => {
+    // A sender able to write commands must not make this service write into its own event topic.
+    const forged = command('Ping', 'forged');
+    await busProducer.send(COMMANDS, [
+      { key: 'key-f', value: forged, headers: { [MessageHeader.MessageId]: forged.commandId, [MessageHeader.ReplyTo]: 'ping.events.v1' } },
+    ]);
+    const dead = await eventually(async () =>
+      deadLetters.of(deadLetterTopic(COMMANDS).name).find((r) => r.headers[MessageHeader.MessageId] === forged.commandId),
+    );
+    expect(dead.headers[MessageHeader.DeadLetterReason]).toContain('is not a reply topic');
+    expect(received.filter((c) => c.commandId === forged.commandId)).toHaveLength(0);
   });
 
   it('gives the 503 failure when no service answers in time, and ignores replies addressed to another instance', async () => {

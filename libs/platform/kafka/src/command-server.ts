@@ -107,6 +107,10 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
 
   private async handleRecord(record: IncomingRecord): Promise<void> {
     const command = parseCommand(record);
+    const replyTo = record.headers[MessageHeader.ReplyTo];
+    // The reply goes where the sender says, with this service's own Kafka rights: a reply-to naming
+    // an event topic would have it write a forged record into its public log. Only reply topics.
+    if (replyTo && !REPLY_TOPIC.test(replyTo)) throw new PermanentMessageError(`reply-to ${JSON.stringify(replyTo)} is not a reply topic (<service>.replies.v<n>)`);
     // The handlers' patterns are plain strings, their own routes: Nest's getHandlerByPattern would
     // first try JSON.parse on the type and build the exception it throws, for every command.
     const handler = this.messageHandlers.get(command.type) ?? this.getHandlerByPattern(command.type);
@@ -130,6 +134,7 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
     const replyTo = record.headers[MessageHeader.ReplyTo];
     const commandId = record.headers[MessageHeader.MessageId];
     if (!replyTo || !commandId) return; // fire-and-forget command
+    if (!REPLY_TOPIC.test(replyTo)) return; // dead-lettered by handleRecord; nothing is written there
     await this.options.producer.send(replyTo, [
       {
         key: commandId,
@@ -143,6 +148,9 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
     ]);
   }
 }
+
+/** The name of every reply topic (before KAFKA_TOPIC_PREFIX): `api-gateway.replies.v1`, ... */
+export const REPLY_TOPIC = /^[a-z0-9-]+\.replies\.v[0-9]+$/;
 
 function parseCommand(record: IncomingRecord): CommandMessage {
   try {

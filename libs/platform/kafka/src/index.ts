@@ -13,3 +13,4 @@ export * from './start-consumer';
 export * from './topic-spec';
 export * from './broker-watch';
 export * from './with-timeout';
+export * from './kafka-security';

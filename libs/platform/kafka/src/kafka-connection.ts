@@ -1,6 +1,7 @@
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { applyKafkaJsIdleTimerFix } from './kafkajs-idle-timer.fix';
+import type { KafkaSecurity } from './kafka-security';
 
 export interface KafkaSettings {
   brokers: string[];
@@ -11,6 +12,8 @@ export interface KafkaSettings {
   replicationFactor?: number;
   /** Partitions of the command and event topics it creates (KAFKA_TOPIC_PARTITIONS); their specs' count when unset. */
   sharedPartitions?: number;
+  /** TLS and SASL options (kafkaSecurity()); none for a plaintext, unauthenticated cluster. */
+  security?: KafkaSecurity;
 }
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -32,6 +35,7 @@ export class KafkaConnection {
     this.kafka = new Kafka({
       clientId: settings.clientId,
       brokers: settings.brokers,
+      ...settings.security,
       connectionTimeout: 5000,
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5000 },
       logLevel: logLevel.WARN,

@@ -50,7 +50,7 @@ export async function ensureTopics(connection: KafkaConnection, specs: readonly 
     const existing = new Set(await admin.listTopics());
     const missing = dedupe(specs).filter((spec) => !existing.has(connection.topic(spec.name)));
     if (missing.length > 0) {
-      await admin.createTopics({
+      await withTopicErrors(admin.createTopics({
         waitForLeaders: false,
         topics: missing.map((spec) => ({
           topic: connection.topic(spec.name),
@@ -61,11 +61,27 @@ export async function ensureTopics(connection: KafkaConnection, specs: readonly 
             { name: 'max.message.bytes', value: String(spec.maxMessageBytes ?? MiB) },
           ],
         })),
-      });
+      }));
     }
     await waitForLeaders(admin, dedupe(specs).map((spec) => connection.topic(spec.name)), timeoutMs);
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * kafkajs reports a refused creation as "Topic creation errors", its causes in `errors`: the
+ * topics and reasons (TOPIC_AUTHORIZATION_FAILED for a principal without the right, or a topic that
+ * exists but is not its to see) are what an operator needs in the log.
+ */
+async function withTopicErrors<T>(creating: Promise<T>): Promise<T> {
+  try {
+    return await creating;
+  } catch (error) {
+    const causes = (error as { errors?: unknown }).errors;
+    if (!Array.isArray(causes) || causes.length === 0) throw error;
+    const reasons = causes.map((cause: { topic?: string; type?: string; message?: string }) => `${cause.topic ?? '?'}: ${cause.type ?? cause.message ?? String(cause)}`);
+    throw new Error(`topics not created (${reasons.join('; ')})`, { cause: error });
   }
 }
 

@@ -1,9 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
-import type { PlatformConfig } from '@seed/platform-config';
+import { kafkaSecuritySettings, type PlatformConfig } from '@seed/platform-config';
 import { EventStore, PreparedStatementClient, ProcessedMessages } from '@seed/platform-event-store';
-import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
+import { KafkaConnection, kafkaSecurity, MessageProducer, parseBrokers } from '@seed/platform-kafka';
 import { withLibpqSslModes } from '@seed/platform-config';
 import { HealthController } from './health.controller';
 import { PlatformMetrics } from './metrics/platform-metrics';
@@ -63,6 +63,7 @@ export class PlatformModule {
               prefix: config.KAFKA_TOPIC_PREFIX,
               replicationFactor: config.KAFKA_REPLICATION_FACTOR,
               sharedPartitions: config.KAFKA_TOPIC_PARTITIONS,
+              security: kafkaSecurity(kafkaSecuritySettings(config)),
             },
             logger,
           ),

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -29,12 +29,15 @@ export interface PrivateInfra {
   down(): Promise<void>;
   /** Stops it and deletes its folder. */
   remove(): Promise<void>;
+  /** What `up` wrote to its infra.env (KAFKA_BROKERS, and KAFKA_SSL_CA, KAFKA_CREDENTIALS_DIR for a secure broker). */
+  settings(): Record<string, string>;
 }
 
-export async function privateKafka(): Promise<PrivateInfra> {
+/** A broker of the test's own; `{ KAFKA_SECURITY: 'scram-tls' }` makes it TLS + SCRAM + ACLs only (tools/infra/kafka/secure.sh). */
+export async function privateKafka(settings: { KAFKA_SECURITY?: 'scram-tls' } = {}): Promise<PrivateInfra> {
   const port = await freePort();
   const controller = await freePort();
-  return privateInfra('kafka', port, { KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controller), DATABASE_URL: 'unused' }, `127.0.0.1:${port}`);
+  return privateInfra('kafka', port, { ...settings, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controller), DATABASE_URL: 'unused' }, `127.0.0.1:${port}`);
 }
 
 export async function privatePostgres(): Promise<PrivateInfra> {
@@ -75,6 +78,13 @@ function privateInfra(kind: string, port: number, ports: Record<string, string>,
       }
     },
     down: () => infra('down'),
+    settings: () =>
+      Object.fromEntries(
+        readFileSync(join(dir, 'infra.env'), 'utf8')
+          .split('\n')
+          .filter((line) => line.includes('='))
+          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      ),
     async remove() {
       starting?.kill();
       await infra('down').catch(() => undefined);
