@@ -1,4 +1,6 @@
 // `npm run db:roles -- [--out FILE] [--rotate] [--schema-prefix P] [--role-prefix seed_] [--service-url URL]`
+// `npm run db:roles -- --sql [--schema-prefix P]` prints the same without passwords, as SQL for psql
+// (and for CloudNativePG's postInitApplicationSQL); it connects nowhere.
 // Gives every service its own PostgreSQL role owning its schema (docs/security.md, "PostgreSQL").
 // Connects with DATABASE_ADMIN_URL, else DATABASE_URL (a superuser's URL; .local/infra.env locally).
 // Prints each service's URL as `DATABASE_URL_<SERVICE>=...`, or writes them to FILE (mode 0600),
@@ -6,18 +8,20 @@
 // FILE are kept unless --rotate: running it again changes nothing the services hold.
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { provisionServiceRoles } from './database-roles';
+import { rolesScript } from './database-roles-script';
 import { databaseUrlKey, SERVICE_NAMES, type ServiceName } from './database-service-schemas';
 
 interface CliOptions {
   out?: string;
   rotate: boolean;
+  sql: boolean;
   schemaPrefix?: string;
   rolePrefix?: string;
   serviceUrl?: string;
 }
 
 function parseArgs(argv: string[]): CliOptions {
-  const options: CliOptions = { rotate: false };
+  const options: CliOptions = { rotate: false, sql: false };
   const value = (i: number): string => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith('--')) throw new Error(`${argv[i]} needs a value`);
@@ -26,6 +30,7 @@ function parseArgs(argv: string[]): CliOptions {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--rotate') options.rotate = true;
+    else if (arg === '--sql') options.sql = true;
     else if (arg === '--out') options.out = value(i++);
     else if (arg === '--schema-prefix') options.schemaPrefix = value(i++);
     else if (arg === '--role-prefix') options.rolePrefix = value(i++);
@@ -48,6 +53,10 @@ function passwordsIn(file: string): Partial<Record<ServiceName, string>> {
 
 async function main(argv: string[]): Promise<void> {
   const options = parseArgs(argv);
+  if (options.sql) {
+    process.stdout.write(rolesScript({ schemaPrefix: options.schemaPrefix ?? process.env['DATABASE_SCHEMA_PREFIX'] ?? '', rolePrefix: options.rolePrefix ?? 'seed_' }));
+    return;
+  }
   const adminUrl = process.env['DATABASE_ADMIN_URL'] || process.env['DATABASE_URL'];
   if (!adminUrl) throw new Error('set DATABASE_ADMIN_URL (or DATABASE_URL) to a superuser URL of the platform database');
   const keep = options.out && !options.rotate && existsSync(options.out) ? passwordsIn(options.out) : {};

@@ -9,6 +9,7 @@ import { withLibpqSslModes } from '@seed/platform-config';
 import { eventStoreSchema, runMigrations, type Migration } from '@seed/platform-event-store';
 import { requireEnv, uniqueName } from '@seed/platform-testing';
 import { dropServiceRoles, provisionServiceRoles } from './database-roles';
+import { rolesScript } from './database-roles-script';
 import { SERVICE_NAMES, SERVICE_SCHEMAS, type ServiceName } from './database-service-schemas';
 import { ROOT, SERVICE_DEFINITIONS } from './manifests';
 
@@ -84,8 +85,12 @@ beforeAll(async () => {
   urls = await provisionServiceRoles({ adminUrl, schemaPrefix });
 });
 
+// For the SQL CloudNativePG runs: an installation of one owner, taken over.
+const scriptPrefix = `${uniqueName('it_roles_sql')}_`;
+
 afterAll(async () => {
   await dropServiceRoles({ adminUrl, schemaPrefix });
+  await dropServiceRoles({ adminUrl, schemaPrefix: scriptPrefix });
 });
 
 describe('database roles', () => {
@@ -140,5 +145,35 @@ describe('database roles', () => {
     expect(await migrateAs('api-gateway')).toEqual([]);
     expect(await outcome('webhook-dispatcher', `SELECT * FROM "${gatewaySchema}".api_keys`)).toBe('42501');
     expect(await outcome('api-gateway', 'SELECT count(*) FROM api_keys')).toBe('ok');
+  });
+
+  it('as SQL (CloudNativePG), takes over the schemas of an installation that one owner migrated', async () => {
+    const gateway = `${scriptPrefix}api_gateway`;
+    const dispatcher = `${scriptPrefix}webhook_dispatcher`;
+    const role = `seed_${gateway}`;
+    const owners = await asRole('admin', async (c) => {
+      await c.query(`CREATE SCHEMA "${gateway}"`);
+      await c.query(`CREATE TABLE "${gateway}".api_keys (id bigint GENERATED ALWAYS AS IDENTITY, key text)`);
+      await c.query(`CREATE FUNCTION "${gateway}".f() RETURNS int LANGUAGE sql AS 'SELECT 1'`);
+      await c.query(`CREATE TYPE "${gateway}".state AS ENUM ('a')`);
+      await c.query(rolesScript({ schemaPrefix: scriptPrefix, rolePrefix: 'seed_' }));
+      await c.query(rolesScript({ schemaPrefix: scriptPrefix, rolePrefix: 'seed_' })); // again: no change, no error
+      const { rows } = await c.query<{ kind: string; owner: string }>(
+        `SELECT 'schema' AS kind, nspowner::regrole::text AS owner FROM pg_namespace WHERE nspname = $1
+         UNION ALL SELECT 'table', relowner::regrole::text FROM pg_class WHERE oid = $2::regclass
+         UNION ALL SELECT 'function', proowner::regrole::text FROM pg_proc WHERE oid = $3::regprocedure
+         UNION ALL SELECT 'type', typowner::regrole::text FROM pg_type WHERE oid = $4::regtype
+         UNION ALL SELECT 'dispatcher schema', nspowner::regrole::text FROM pg_namespace WHERE nspname = $5`,
+        [gateway, `"${gateway}".api_keys`, `"${gateway}".f()`, `"${gateway}".state`, dispatcher],
+      );
+      return rows;
+    });
+    expect(owners).toEqual([
+      { kind: 'schema', owner: role },
+      { kind: 'table', owner: role },
+      { kind: 'function', owner: role },
+      { kind: 'type', owner: role },
+      { kind: 'dispatcher schema', owner: `seed_${dispatcher}` },
+    ]);
   });
 });
