@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import pino from 'pino';
+import { kafkaClientOptions } from '@seed/platform-config';
 import { commandTopic, CONSUMER_SETTINGS, ensureTopics, KafkaConnection, MessageProducer, parseBrokers, replyTopic } from '@seed/platform-kafka';
 import { cpuSecondsOf, openLoop, percentile } from './bench-support';
 
@@ -31,7 +32,8 @@ function brokers(): string[] {
 async function main(): Promise<void> {
   const prefix = `bench-kafka-${Date.now().toString(36)}.`;
   const replicationFactor = Number(env['KAFKA_REPLICATION_FACTOR'] ?? 1);
-  const connection = new KafkaConnection({ brokers: brokers(), clientId: 'bench-kafka', prefix, replicationFactor }, pino({ level: 'fatal' }));
+  const { security } = kafkaClientOptions({ ...env, KAFKA_BROKERS: brokers().join(',') });
+  const connection = new KafkaConnection({ brokers: brokers(), clientId: 'bench-kafka', prefix, replicationFactor, security }, pino({ level: 'fatal' }));
   const commands = { ...commandTopic('commands'), partitions: 12 };
   const replies = replyTopic('replies');
   await ensureTopics(connection, [commands, replies]);

@@ -18,7 +18,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino from 'pino';
-import { KafkaConnection, MessageProducer, parseBrokers } from '@seed/platform-kafka';
+import { kafkaClientOptions } from '@seed/platform-config';
+import { KafkaConnection, MessageProducer } from '@seed/platform-kafka';
 import { freePortBlock, removeStackData, testKeyring, waitForStackReady } from '@seed/platform-testing';
 import { SMS_BATCH_EVENT_TOPIC, type MessageRef } from '@seed/sms-batch-contracts';
 import { cpuSecondsOf, json } from './bench-support';
@@ -169,7 +170,8 @@ async function main(): Promise<void> {
   const adminToken = own?.adminToken ?? env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
   const topicPrefix = own?.topicPrefix ?? env['KAFKA_TOPIC_PREFIX'] ?? '';
   const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-  const connection = new KafkaConnection({ brokers: parseBrokers(env['KAFKA_BROKERS'] ?? ''), clientId: 'bench-webhooks', prefix: topicPrefix }, pino({ level: 'warn' }));
+  const { brokers, security } = kafkaClientOptions(env);
+  const connection = new KafkaConnection({ brokers, clientId: 'bench-webhooks', prefix: topicPrefix, security }, pino({ level: 'warn' }));
   const producer = new MessageProducer(connection);
   try {
     const accountId = `benchwh${randomUUID().slice(0, 8)}`;

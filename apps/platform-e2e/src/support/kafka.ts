@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
+import { kafkaClientOptions } from '@seed/platform-config';
 
 export interface ConsumedRecord {
   key: string | null;
@@ -16,8 +17,8 @@ export async function consumeUntil(
   done: (records: readonly ConsumedRecord[]) => boolean,
   timeoutMs = 30_000,
 ): Promise<ConsumedRecord[]> {
-  const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',').filter(Boolean);
-  const kafka = new Kafka({ clientId: 'platform-e2e', brokers, logLevel: logLevel.NOTHING });
+  const { brokers, security } = kafkaClientOptions();
+  const kafka = new Kafka({ clientId: 'platform-e2e', brokers, ...security, logLevel: logLevel.NOTHING });
   const consumer = kafka.consumer({ groupId: `e2e-reader-${randomUUID()}` });
   const records: ConsumedRecord[] = [];
   try {

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import pino, { type Logger } from 'pino';
 import { PreparedStatementClient } from '@seed/platform-event-store';
+import { kafkaClientOptions } from '@seed/platform-config';
 import { KafkaConnection, parseBrokers } from '@seed/platform-kafka';
 
 export function requireEnv(name: 'DATABASE_URL' | 'KAFKA_BROKERS'): string {
@@ -25,7 +26,8 @@ export function testLogger(): Logger {
 }
 
 export function testKafka(prefix: string, clientId = 'test'): KafkaConnection {
-  return new KafkaConnection({ brokers: parseBrokers(requireEnv('KAFKA_BROKERS')), clientId, prefix: `${prefix}.` }, testLogger());
+  const { security } = kafkaClientOptions({ ...process.env, KAFKA_BROKERS: requireEnv('KAFKA_BROKERS') });
+  return new KafkaConnection({ brokers: parseBrokers(requireEnv('KAFKA_BROKERS')), clientId, prefix: `${prefix}.`, security }, testLogger());
 }
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */
