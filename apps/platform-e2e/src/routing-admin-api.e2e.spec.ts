@@ -81,6 +81,13 @@ describe('carriers and routes admin API', () => {
     expect(JSON.stringify(published)).not.toContain(PASSWORD);
   });
 
+  it('sends the carrier URL to sms-batch sealed: the command topic never holds the password', async () => {
+    const records = await consumeUntil(`${stack.topicPrefix}sms-batch.commands.v1`, (all) => all.filter((r) => r.value['type'] === 'PutCarrier').length >= 3);
+    const puts = records.filter((r) => r.value['type'] === 'PutCarrier').map((r) => (r.value['data'] as { carrier: Record<string, unknown> }).carrier);
+    expect(puts.filter((carrier) => carrier['sealedUrl'] !== null).every((carrier) => String(carrier['sealedUrl']).startsWith('sealed.v1.') && carrier['url'] === null)).toBe(true);
+    expect(JSON.stringify(records)).not.toContain(PASSWORD);
+  });
+
   it('creates routes and lists them in the order they are tried', async () => {
     const uk = await json<Record<string, unknown>>(
       await call('PUT', '/routes/e2e-uk', { position: 5, match: { prefixes: ['44'], countries: ['gb'] }, mode: 'weighted', carriers: [{ carrierId: 'e2e-a', weight: 70 }, { carrierId: 'e2e-b', weight: 30 }], price: { amount: '0.0125', currency: 'EUR' } }),

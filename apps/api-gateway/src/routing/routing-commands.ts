@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { parseKeyring, sealText, type Keyring } from '@seed/platform-secrets';
 import {
   ROUTING_COMMAND_KEY,
   SMS_BATCH_COMMAND_TOPIC,
@@ -9,6 +10,7 @@ import {
   type RoutingTableView,
 } from '@seed/sms-batch-contracts';
 import { CommandClient } from '../commands/command-client';
+import { GatewayConfig } from '../gateway.config';
 import { ApiError } from '../http/api-error';
 import type { PutCarrierDto, PutRouteDto } from './routing.dto';
 
@@ -22,14 +24,24 @@ const ID_RULE = 'must be 1-40 lower-case letters, digits and -, starting with a 
  */
 @Injectable()
 export class RoutingCommands {
-  constructor(private readonly commands: CommandClient) {}
+  private readonly keys: Keyring;
+
+  constructor(
+    private readonly commands: CommandClient,
+    config: GatewayConfig,
+  ) {
+    this.keys = parseKeyring(config.MESSAGE_SEALING_KEYS);
+  }
 
   table(): Promise<RoutingTableView> {
     return this.send('GetRoutingTable', {});
   }
 
   putCarrier(carrierId: string, body: PutCarrierDto): Promise<CarrierView> {
-    return this.send('PutCarrier', { carrierId, carrier: carrierInput(body) });
+    // The URL carries the carrier's password: it crosses Kafka (and stays in the command topic's
+    // retention) sealed, as agent tokens do; sms-batch opens it with the same keyring.
+    const { url, ...carrier } = carrierInput(body);
+    return this.send('PutCarrier', { carrierId, carrier: { ...carrier, url: null, sealedUrl: url === null ? null : sealText(this.keys, url) } });
   }
 
   removeCarrier(carrierId: string): Promise<unknown> {

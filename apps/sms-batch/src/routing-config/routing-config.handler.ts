@@ -150,7 +150,8 @@ export class RoutingConfigHandler {
    */
   private settingsOf(carrierId: string, input: CarrierInput, state: RoutingConfigState): CarrierSettings {
     if (input === null || typeof input !== 'object') throw new RoutingConfigError('invalid', 'carrier must be an object');
-    const { url, ...limits } = input;
+    const { url: plainUrl, sealedUrl, ...limits } = input;
+    const url = sealedUrl ? this.passwords.open(sealedUrl) : plainUrl;
     if (url === null || url === undefined) {
       // A replace without a URL keeps where, as whom and with what password the carrier binds.
       const stored = state.carriers.get(carrierId);

@@ -32,6 +32,11 @@ export interface CarrierInput {
    * replace to keep the stored one, and the whole URL (null) to keep the stored endpoint and password.
    */
   url: string | null;
+  /**
+   * The URL sealed with MESSAGE_SEALING_KEYS, as the gateway sends it (its `url` then null): the
+   * carrier's password never crosses Kafka in clear. Wins over `url` when given.
+   */
+  sealedUrl?: string | null;
   /** Sessions the operator allows for this system_id, across every sms-batch replica. */
   binds: number;
   /** submit_sm in flight per session. */
