@@ -14,7 +14,8 @@
 //                     and SMSC_HTTP_PORT + (i - 1) * SMSC_PORT_STEP (default 10: 2785 and 2786 for the
 //                     second). All share SMSC_SYSTEM_ID and SMSC_PASSWORD; only the first is SMPP_URL, the
 //                     others wait to be registered as carriers (the banner lists them, `smscInstances` too)
-//   <SERVICE>__<NAME> NAME for that service only, e.g. SMS_BATCH__DATABASE_URL (its own PostgreSQL role)
+//   DATABASE_URL_<SERVICE>  that service's database URL (its own role: `npm run db:roles -- --out FILE`)
+//   <SERVICE>__<NAME> NAME for that service only, e.g. SMS_BATCH__LOG_LEVEL
 //   KAFKA_CREDENTIALS_DIR  each service authenticates as its own SCRAM user seed-<service>, password in
 //                     <dir>/seed-<service>.password (infra.sh with KAFKA_SECURITY=scram-tls writes them)
 import { spawn } from 'node:child_process';
@@ -144,8 +145,10 @@ function ownSettings(app) {
   if (passwordFile && existsSync(passwordFile)) {
     Object.assign(own, { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: `seed-${app}`, KAFKA_SASL_PASSWORD: readFileSync(passwordFile, 'utf8').trim() });
   }
-  const prefix = `${app.toUpperCase().replaceAll('-', '_')}__`;
-  for (const [name, value] of Object.entries(env)) if (name.startsWith(prefix)) own[name.slice(prefix.length)] = value;
+  const key = app.toUpperCase().replaceAll('-', '_');
+  // DATABASE_URL_<SERVICE>, as in k8s/ and as `npm run db:roles -- --out` writes it: its own role.
+  if (env[`DATABASE_URL_${key}`]) own.DATABASE_URL = env[`DATABASE_URL_${key}`];
+  for (const [name, value] of Object.entries(env)) if (name.startsWith(`${key}__`)) own[name.slice(key.length + 2)] = value;
   return own;
 }
 

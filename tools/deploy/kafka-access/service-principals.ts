@@ -52,7 +52,7 @@ const replies = (service: string) => `${service}.replies.v1`;
  * server (reads its command topic, dead-letters to `<topic>.dlq`, replies to the requester's
  * `*.replies.v1`, which KafkaCommandServer checks), its command bus (writes other services' command
  * topics, reads its own reply topic in a group per replica) and its outbox relay (its event topic).
- * The e2e test `kafka-acls.e2e.spec.ts` runs the whole stack under exactly these rights.
+ * The e2e test `least-privilege.e2e.spec.ts` runs the whole stack under exactly these rights.
  */
 const SERVICES: ServiceTopics[] = [
   {

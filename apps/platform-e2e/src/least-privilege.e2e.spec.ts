@@ -1,9 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
-import { eventually, privateKafka, startStack, type PrivateInfra } from '@seed/platform-testing';
+import { Client } from 'pg';
+import { eventually, privateKafka, requireEnv, startStack, type PrivateInfra } from '@seed/platform-testing';
 import { createToken, logIn } from './support/agent';
 import { sendBatch, ukMobile, type Account } from './support/http';
 import { smsc } from './support/smsc';
@@ -16,14 +19,18 @@ const run = promisify(execFile);
 const ROOT = join(__dirname, '../../..');
 
 /**
- * The platform against a broker that serves TLS only, authenticates with SASL/SCRAM-SHA-512 and
- * enforces ACLs (tools/infra/kafka/secure.sh), each service as its own user with exactly the
- * rights of tools/deploy/kafka-access/service-principals.ts, applied by `npm run kafka:access`.
+ * The platform with least privilege, as docs/security.md sets it up: a broker that serves TLS only,
+ * authenticates with SASL/SCRAM-SHA-512 and enforces ACLs (tools/infra/kafka/secure.sh), each
+ * service as its own Kafka user with exactly the rights of tools/deploy/kafka-access/
+ * service-principals.ts (applied by `npm run kafka:access`), and as its own PostgreSQL role owning
+ * only its schema (made by `npm run db:roles`).
  */
-describe('Kafka with TLS, SCRAM and one principal per service', () => {
+describe('the stack with one Kafka user and one PostgreSQL role per service', () => {
   let kafka: PrivateInfra | undefined;
   let broker: Record<string, string>;
   let receiver: WebhookReceiver;
+  const schemaPrefix = `lp${randomBytes(3).toString('hex')}_`;
+  let roleUrls: Record<string, string> = {};
   const password = (user: string) => readFileSync(join(broker['KAFKA_CREDENTIALS_DIR']!, `${user}.password`), 'utf8').trim();
   const ctx = useStarted(async () => {
     kafka = await privateKafka({ KAFKA_SECURITY: 'scram-tls' });
@@ -33,8 +40,16 @@ describe('Kafka with TLS, SCRAM and one principal per service', () => {
     await run(process.execPath, [join(ROOT, 'dist/tools/deploy/kafka-access/kafka-access.js'), 'apply', '--create-topics'], {
       env: { PATH: process.env['PATH'] ?? '', ...broker, KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'admin', KAFKA_SASL_PASSWORD: password('admin') },
     });
+    // The roles, made by the operator's command as the database's superuser, written as k8s/ takes them.
+    const rolesFile = join(mkdtempSync(join(tmpdir(), 'seed-roles-')), 'roles.env');
+    await run(process.execPath, [join(ROOT, 'dist/tools/deploy/database-roles-cli.js'), '--out', rolesFile, '--schema-prefix', schemaPrefix], {
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: requireEnv('DATABASE_URL') },
+    });
+    roleUrls = Object.fromEntries(readFileSync(rolesFile, 'utf8').trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
     receiver = await WebhookReceiver.start();
-    return startStack({
+    const stack = await startStack({
+      ...roleUrls,
+      DATABASE_SCHEMA_PREFIX: schemaPrefix,
       KAFKA_BROKERS: broker['KAFKA_BROKERS']!,
       KAFKA_SSL_CA: broker['KAFKA_SSL_CA']!,
       KAFKA_CREDENTIALS_DIR: broker['KAFKA_CREDENTIALS_DIR']!,
@@ -42,7 +57,25 @@ describe('Kafka with TLS, SCRAM and one principal per service', () => {
       WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
       SMSC_RECEIPT_DELAY_MS: '50',
     });
+    return { ...stack, schemaPrefix, stop: () => stack.stop().then(dropRoles) };
   });
+  const superuser = async <T>(work: (client: Client) => Promise<T>, url = requireEnv('DATABASE_URL')): Promise<T> => {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+  const dropRoles = () =>
+    superuser(async (client) => {
+      for (const url of Object.values(roleUrls)) {
+        const role = decodeURIComponent(new URL(url).username);
+        await client.query(`DROP OWNED BY "${role}" CASCADE`);
+        await client.query(`DROP ROLE "${role}"`);
+      }
+    });
   let account: Account;
 
   beforeAll(async () => {
@@ -77,6 +110,25 @@ describe('Kafka with TLS, SCRAM and one principal per service', () => {
     const token = await createToken(ctx.stack, account.apiKey, { create_room: true, phone_number: `+${phone}` });
     await logIn(ctx.stack, token.auth_token);
     expect((await smsc(ctx.stack.smscUrl).only(phone)).text).toBe(`Join your video call: ${token.guest_link}`);
+  });
+
+  it('runs each service as its own PostgreSQL role: its migrations made its tables, owned by it', async () => {
+    const owners = await superuser(async (client) =>
+      (await client.query<{ schemaname: string; owners: string[] }>(`SELECT schemaname, array_agg(DISTINCT tableowner::text) AS owners FROM pg_tables WHERE schemaname LIKE $1 GROUP BY schemaname`, [`${schemaPrefix}%`])).rows,
+    );
+    expect(Object.fromEntries(owners.map((row) => [row.schemaname.slice(schemaPrefix.length), row.owners]))).toEqual({
+      api_gateway: [`seed_${schemaPrefix}api_gateway`],
+      sms_batch: [`seed_${schemaPrefix}sms_batch`],
+      verification: [`seed_${schemaPrefix}verification`],
+      agent_token: [`seed_${schemaPrefix}agent_token`],
+      webhook_dispatcher: [`seed_${schemaPrefix}webhook_dispatcher`],
+    });
+  });
+
+  it("refuses the dispatcher's role the gateway's API keys", async () => {
+    await superuser(async (client) => {
+      await expect(client.query(`SELECT count(*) FROM "${schemaPrefix}api_gateway".api_keys`)).rejects.toThrow(/permission denied/);
+    }, roleUrls['DATABASE_URL_WEBHOOK_DISPATCHER']);
   });
 
   it("refuses the dispatcher's user a command to sms-batch and a seat in sms-batch's group", async () => {
