@@ -12,6 +12,8 @@ const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'] a
  * NODE_EXTRA_CA_CERTS). A URL without `sslmode` connects without TLS, as node-postgres does.
  */
 export function withLibpqSslModes(databaseUrl: string): string {
+  // No URL yet (a module built for its metadata, before configuration): nothing to translate.
+  if (!URL.canParse(databaseUrl)) return databaseUrl;
   const url = new URL(databaseUrl);
   const mode = url.searchParams.get('sslmode');
   if (mode === null || url.searchParams.has('uselibpqcompat')) return databaseUrl;
