@@ -69,6 +69,8 @@ export async function planStack(extraEnv: Record<string, string> = {}): Promise<
     VERIFY_CODE_HASH_KEYS: testKeyring(),
     AGENT_TOKEN_SIGNING_KEYS: testKeyring(),
     WEBHOOK_SECRET_SEALING_KEYS: testKeyring(),
+    // Profiling a test's stack: e.g. STACK_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+    ...(process.env['STACK_NODE_FLAGS'] ? { STACK_NODE_FLAGS: process.env['STACK_NODE_FLAGS'] } : {}),
     ...extraEnv,
   };
   return { name, ports, adminToken, env, logDir };
