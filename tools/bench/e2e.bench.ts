@@ -33,7 +33,8 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuSecondsOf, cpuSecondsOfPids, json, percentile } from './bench-support';
+import { cpuSecondsOf, cpuSecondsOfPids, json, percentile, STACK_PROCESSES } from './bench-support';
+import { comparison, summariseSide } from './e2e-summary';
 import type { KannelPeer } from './kannel-peer';
 import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
 import { addSecondCarrier, dropCarrierWhenAt, removeSecondCarrier, startBenchSimulator, storedAt, untilBound, type SecondCarrier } from './second-carrier';
@@ -56,7 +57,8 @@ const smscHttpUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
 const failover = env['BENCH_FAILOVER'] !== '0';
 const failoverDownMs = Number(env['BENCH_FAILOVER_DOWN_MS'] ?? 3000);
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
-const PLATFORM = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
+// Every process of the stack on the delivery path, and its carrier (counted apart in the summary).
+const PLATFORM = ['api-gateway', 'sms-batch', 'webhook-dispatcher', 'kafka', 'postgres', 'smsc-simulator'];
 
 interface RunResult {
   gateway: 'platform' | 'kannel' | 'platform-failover';
@@ -133,10 +135,11 @@ function stagesOf(callbacks: readonly Callback[], started: number): Pick<RunResu
   return { lastDeliveredChangeMs: Math.round(lastChange - started), changeToWebhookMs: { p50: percentile(lags, 50), p99: percentile(lags, 99) } };
 }
 
-function cpuOf(patterns: string[], extraPids: () => number[] = () => []): () => Record<string, number> {
+/** CPU seconds each process used from now until the function returned is called. */
+function cpuOf(stackProcesses: string[], pids: () => Record<string, number | undefined> = () => ({})): () => Record<string, number> {
   const read = (): Record<string, number> => ({
-    ...Object.fromEntries(patterns.map((p) => [p.split('/').slice(-3, -2)[0] ?? p, cpuSecondsOf(p)])),
-    ...(extraPids().length > 0 ? { kannel: cpuSecondsOfPids(extraPids()) } : {}),
+    ...Object.fromEntries(stackProcesses.map((name) => [name, cpuSecondsOf(STACK_PROCESSES[name] as string)])),
+    ...Object.fromEntries(Object.entries(pids()).map(([name, pid]) => [name, pid === undefined ? 0 : cpuSecondsOfPids([pid])])),
   });
   const before = read();
   return () => Object.fromEntries(Object.entries(read()).map(([k, v]) => [k, Number((v - (before[k] ?? 0)).toFixed(1))]));
@@ -185,7 +188,7 @@ async function runPlatform(receiver: WebhookReceiver, apiKey: string, subAccount
 async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, carrierUrl: string, count: number, label: string): Promise<RunResult> {
   await clearCarrier(carrierUrl);
   const { done, callbacks } = collect(receiver, label, count);
-  const cpu = cpuOf(['dist/tools/smsc-simulator/src/main.js'], () => kannel.pids());
+  const cpu = cpuOf(['smsc-simulator'], () => kannel.processes());
   const started = Date.now();
   let next = 0;
   const worker = async () => {
@@ -247,7 +250,8 @@ async function main(): Promise<void> {
     }
     const rates = (g: string) => results.filter((r) => r.gateway === g).map((r) => r.messagesPerSecond);
     const platformMedian = median(rates('platform'));
-    const kannelMedian = kannel ? median(rates('kannel')) : NaN;
+    const platform = summariseSide(results.filter((r) => r.gateway === 'platform'));
+    const kannelSide = kannel ? summariseSide(results.filter((r) => r.gateway === 'kannel')) : undefined;
     const failoverRuns = results.filter((r) => r.gateway === 'platform-failover');
     const failoverSummary =
       failoverRuns.length > 0
@@ -263,7 +267,13 @@ async function main(): Promise<void> {
         : {};
     console.log(
       JSON.stringify(
-        { messagesPerRun: total, pairs: runs, platform: { medianMessagesPerSecond: platformMedian, rates: rates('platform') }, ...failoverSummary, ...(kannel ? { kannel: { medianMessagesPerSecond: kannelMedian, rates: rates('kannel'), dlrMask }, ratio: Number((platformMedian / kannelMedian).toFixed(2)) } : {}) },
+        {
+          messagesPerRun: total,
+          pairs: runs,
+          platform: { ...platform, rates: rates('platform') },
+          ...failoverSummary,
+          ...(kannelSide ? { kannel: { ...kannelSide, rates: rates('kannel'), dlrMask }, ...comparison(platform, kannelSide) } : {}),
+        },
         null,
         2,
       ),
