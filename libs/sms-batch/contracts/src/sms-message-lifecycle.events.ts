@@ -72,9 +72,9 @@ export interface MessageDeliveredV1 extends MessageRef {
   deliveredAt: string;
 }
 
-export type UndeliveredReason = 'expired' | 'carrier-rejected' | 'receipt' | 'no-route';
+export type UndeliveredReason = 'expired' | 'carrier-rejected' | 'receipt' | 'no-route' | 'opted-out';
 
-/** Final failure: expired before hand-off, refused by the carrier, a failure receipt, or no route (`errorCode` NO_ROUTE). */
+/** Final failure: expired before hand-off, refused by the carrier, a failure receipt, no route (`errorCode` NO_ROUTE), or a recipient who opted out (`errorCode` OPTED_OUT). */
 export interface MessageUndeliveredV1 extends MessageRef {
   reason: UndeliveredReason;
   /** Human detail, e.g. "expiry passed before hand-off", "EXPIRED", "submit_sm refused: 0x0000000B". */
