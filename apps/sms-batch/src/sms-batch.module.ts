@@ -6,6 +6,7 @@ import type { SmsBatchConfig } from './sms-batch.config';
 import { smsBatchService } from './sms-batch.service';
 import { FollowerThread } from './followers/follower-thread';
 import { registerSmsBatchFollowers } from './followers/sms-batch-followers';
+import { OptOutsHandler } from './opt-outs/opt-outs.handler';
 import { MessageQueriesHandler } from './queries/message-queries.handler';
 import { CarrierPasswords } from './routing-config/carrier-passwords';
 import { RoutingConfigHandler } from './routing-config/routing-config.handler';
@@ -31,7 +32,7 @@ export class SmsBatchModule implements OnModuleInit {
     return {
       module: SmsBatchModule,
       imports: [PlatformModule.forService(smsBatchService, config, logger), SendingModule.register(config)],
-      controllers: [SubmitBatchHandler, MessageQueriesHandler, RoutingConfigHandler],
+      controllers: [SubmitBatchHandler, MessageQueriesHandler, RoutingConfigHandler, OptOutsHandler],
       providers: [
         { provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) },
         { provide: CarrierPasswords, useValue: new CarrierPasswords(config.MESSAGE_SEALING_KEYS) },

@@ -8,19 +8,9 @@ import type { SmppCarrierPool } from '../carrier/smpp-carrier-pool';
 import { alternativeExists, chooseCarrier, withCarrierNumbering } from './carrier-choice';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
 import type { HeldMessage, OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
+import type { SenderSettings } from './sender-settings';
 
-export interface SenderSettings {
-  /** Messages held at most (claimed, being submitted, or sent with the result not committed); claims top this up. */
-  claimSize: number;
-  leaseMs: number;
-  idleMs: number;
-  defaultSource: string;
-  /** First retry delay after a temporary refusal; doubles per attempt up to retryMaxMs. */
-  retryBaseMs: number;
-  retryMaxMs: number;
-  /** The text to send for a queue row's text: sealed texts opened, plain ones unchanged. */
-  textOf: (stored: string) => string;
-}
+export type { SenderSettings } from './sender-settings';
 
 type Outcome = 'recorded' | 'released';
 
@@ -38,7 +28,7 @@ const NO_CARRIER_RETRY_MS = 1000;
  * Hands due messages to carriers: keeps up to `claimSize` claimed messages in progress, routes each
  * (the first matching route, a carrier by its mode), submits every part within that carrier's
  * window and cap, and records each result (routed and sent with its carrier ids, refused, expired,
- * no route) through the lifecycle writer. A carrier that cannot take a message now (no session,
+ * no route, opted out) through the lifecycle writer. A carrier that cannot take a message now (no session,
  * throttling, a temporary error, its session dropped before answering) passes it to the next
  * carrier of its route, same umid; with none left, it goes back to the queue with backoff. A
  * message a carrier accepted any part of stays with that carrier. On stop, nothing new is claimed;
@@ -188,6 +178,10 @@ export class MessageSender {
     const held = { umid: message.umid, leaseToken: message.leaseToken, traceparent: message.traceparent };
     if (message.expiry && message.expiry <= now) {
       this.record({ ...held, command: { type: 'ExpireBeforeHandoff', at: now } });
+      return 'recorded';
+    }
+    if (this.settings.optedOut(message.subAccountId, message.destination)) {
+      this.record({ ...held, command: { type: 'RecordOptedOut', at: now } });
       return 'recorded';
     }
     if (!this.running) return 'released';

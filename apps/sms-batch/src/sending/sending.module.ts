@@ -3,11 +3,12 @@ import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, typ
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { EventStore } from '@seed/platform-event-store';
-import { LOGGER } from '@seed/platform-nest';
+import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import { parseDeliveryReceipt } from '@seed/sms-batch-domain';
 import { BindSlotsRepository } from '../carrier/bind-slots.repository';
 import { CarrierFleet } from '../carrier/carrier-fleet';
 import { StoredRoutingConfig } from '../carrier/stored-routing-config';
+import { OptedOutRecipients } from '../opt-outs/opted-out-recipients';
 import { CarrierPasswords } from '../routing-config';
 import { SealedTexts } from '../sealed-texts';
 import type { SmsBatchConfig } from '../sms-batch.config';
@@ -26,6 +27,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
     private readonly sender: MessageSender,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly writer: MessageLifecycleWriter,
+    private readonly optedOut: OptedOutRecipients,
   ) {}
 
   static register(config: SmsBatchConfig): DynamicModule {
@@ -37,6 +39,11 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         OutboundQueueRepository,
         OutboundQueueMetrics,
         BindSlotsRepository,
+        {
+          provide: OptedOutRecipients,
+          inject: [DataSource, ServiceSchema, LOGGER],
+          useFactory: (dataSource: DataSource, schema: ServiceSchema, logger: Logger) => new OptedOutRecipients(dataSource.manager, schema.name, logger),
+        },
         {
           provide: CarrierFleet,
           inject: [DataSource, EventStore, BindSlotsRepository, MessageLifecycleWriter, LOGGER],
@@ -69,8 +76,8 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         },
         {
           provide: MessageSender,
-          inject: [OutboundQueueRepository, CarrierFleet, MessageLifecycleWriter, LOGGER],
-          useFactory: (queue: OutboundQueueRepository, fleet: CarrierFleet, writer: MessageLifecycleWriter, logger: Logger) =>
+          inject: [OutboundQueueRepository, CarrierFleet, MessageLifecycleWriter, OptedOutRecipients, LOGGER],
+          useFactory: (queue: OutboundQueueRepository, fleet: CarrierFleet, writer: MessageLifecycleWriter, optedOut: OptedOutRecipients, logger: Logger) =>
             new MessageSender(queue, fleet, writer, logger, {
               claimSize: config.SEND_CLAIM_SIZE,
               leaseMs: config.SEND_LEASE_MS,
@@ -79,6 +86,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
               retryBaseMs: config.SEND_RETRY_BASE_MS,
               retryMaxMs: config.SEND_RETRY_MAX_MS,
               textOf: (stored) => sealed.sendable(stored),
+              optedOut: (subAccountId, msisdn) => optedOut.has(subAccountId, msisdn),
             }),
         },
       ],
@@ -93,6 +101,8 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
       this.writer.sweepParkedReceipts().catch((error: unknown) => this.logger.error({ err: error }, 'parked receipts sweep failed'));
     }, PARKED_SWEEP_MS);
     this.sweeper.unref();
+    // Before the sender starts: no message is handed off without the opt-outs known.
+    await this.optedOut.start();
     await this.fleet.start();
     if (!this.fleet.isConfigured()) this.logger.warn('no carrier is configured (SMPP_URL, or the admin API): messages are accepted and stay queued until one is');
     this.sender.start();
@@ -102,6 +112,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
     clearInterval(this.sweeper);
     await this.sender.stop();
     await this.fleet.stop();
+    this.optedOut.stop();
     this.logger.info('sender stopped and carrier sessions closed');
   }
 }

@@ -199,6 +199,8 @@ function everyOutcomeOf(queued: PublishedEvent): PublishedEvent[] {
     [{ type: 'RecordFailover', routing: ROUTED_A, detail: 'no bound session', at: LATER }, { ...submit, routing: ROUTED_B } as MessageCommand, gotVia('carrier-b', receiptOf(last, 'UNDELIV'))],
     [{ type: 'RecordSubmissionFailure', errorCode: '0x00000045', errorMessage: 'submit_sm refused: 0x00000045', at: LATER, routing: ROUTED_A }],
     [{ type: 'RecordNoRoute', detail: 'no route matches the message', at: LATER }],
+    // the recipient opted out of the sub-account
+    [{ type: 'RecordOptedOut', at: LATER }],
   ];
   return scenarios.flatMap((commands) => lifecycle(queued, commands));
 }

@@ -13,3 +13,4 @@ export * from './routing/routing-config.error';
 export * from './routing/routing-config.validation';
 export * from './routing/routing-config.decider';
 export * from './routing/routing-table.view';
+export * from './opt-outs';

@@ -1,14 +1,15 @@
 import type { NewEvent } from '@seed/contracts';
-import type {
-  CarrierReceipt,
-  MessageDeliveredV1,
-  MessageQueuedV1,
-  MessageRef,
-  MessageRejectedV1,
-  MessageRoutedV1,
-  MessageSentV1,
-  MessageUndeliveredV1,
-  ReceiptRecordedV1,
+import {
+  OPTED_OUT_ERROR_CODE,
+  type CarrierReceipt,
+  type MessageDeliveredV1,
+  type MessageQueuedV1,
+  type MessageRef,
+  type MessageRejectedV1,
+  type MessageRoutedV1,
+  type MessageSentV1,
+  type MessageUndeliveredV1,
+  type ReceiptRecordedV1,
 } from '@seed/sms-batch-contracts';
 import { deliveredParts, partsMatching } from './carrier-message-id';
 import { NO_ROUTE_ERROR_CODE, routed, type RoutingDecision } from './message-routed';
@@ -45,6 +46,8 @@ export type MessageCommand =
   | { type: 'RecordFailover'; routing: RoutingDecision; detail: string; at: string }
   /** No route takes the message, or every carrier of its route is disabled. */
   | { type: 'RecordNoRoute'; detail: string; at: string }
+  /** The recipient opted out of the message's sub-account: never handed to a carrier. */
+  | { type: 'RecordOptedOut'; at: string }
   | { type: 'ExpireBeforeHandoff'; at: string }
   | { type: 'RecordReceipt'; receipt: CarrierReceipt };
 
@@ -153,6 +156,18 @@ export function decideMessage(command: MessageCommand, state: MessageState): Mes
           detail: command.detail,
           errorCode: NO_ROUTE_ERROR_CODE,
           errorMessage: command.detail,
+          receipt: null,
+          undeliveredAt: command.at,
+        }),
+      ];
+    case 'RecordOptedOut':
+      if (state.status !== 'queued') return [];
+      return [
+        undelivered(ref, {
+          reason: 'opted-out',
+          detail: 'the recipient opted out of this sub-account',
+          errorCode: OPTED_OUT_ERROR_CODE,
+          errorMessage: 'the recipient opted out of messages from this sub-account',
           receipt: null,
           undeliveredAt: command.at,
         }),

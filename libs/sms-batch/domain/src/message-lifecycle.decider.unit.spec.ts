@@ -179,6 +179,33 @@ describe('decideMessage', () => {
     });
   });
 
+  describe('RecordOptedOut', () => {
+    const optedOut: MessageCommand = { type: 'RecordOptedOut', at: SENT_AT };
+
+    it('given a queued message, then it is undelivered with OPTED_OUT, never handed to a carrier', () => {
+      expect(when(given(queued()), optedOut)).toEqual([
+        {
+          type: 'MessageUndelivered',
+          schemaVersion: 1,
+          data: {
+            ...REF,
+            reason: 'opted-out',
+            detail: 'the recipient opted out of this sub-account',
+            errorCode: 'OPTED_OUT',
+            errorMessage: 'the recipient opted out of messages from this sub-account',
+            receipt: null,
+            undeliveredAt: SENT_AT,
+          },
+        },
+      ]);
+    });
+
+    it('given a message already handed off or final, then nothing happens', () => {
+      expect(when(given(...sentWith('A1')), optedOut)).toEqual([]);
+      expect(when(given(rejected()), optedOut)).toEqual([]);
+    });
+  });
+
   describe('ExpireBeforeHandoff', () => {
     it('given a queued message whose expiry has passed, then it is undelivered as expired', () => {
       expect(when(given(queued()), { type: 'ExpireBeforeHandoff', at: '2030-01-15T11:00:00.001Z' })).toEqual([
