@@ -4,3 +4,4 @@ export * from './sms-message-lifecycle.events';
 export * from './sms-batch.queries';
 export * from './carriers-and-routes';
 export * from './opt-outs';
+export * from './numbers';
