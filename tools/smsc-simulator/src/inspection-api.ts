@@ -1,5 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { CarrierFaults } from './carrier-faults';
+import { HttpError, readJson, send } from './http-json';
+import type { InboundOriginator } from './inbound-originator';
+import { routeInbound } from './inbound-routes';
 import { messageView, type MessageQuery, type MessageStore } from './message-store';
 import { zeroCounters, type SimulatorCounters } from './simulator-stats';
 import { SimulatorConfigError, applyConfigPatch, publicConfig, type SimulatorConfig } from './simulator.config';
@@ -7,7 +10,7 @@ import { SimulatorConfigError, applyConfigPatch, publicConfig, type SimulatorCon
 /**
  * HTTP/JSON view into the simulator for tests and benchmarks: what it received, its counters,
  * and its settings (which `PUT /config` changes without a restart), plus the action that breaks
- * the carrier at once (`POST /sessions/drop`).
+ * the carrier at once (`POST /sessions/drop`), and mobile-originated messages sent on request (`/inbound`).
  */
 
 export interface Gauges {
@@ -25,22 +28,11 @@ export interface InspectionContext {
   store: MessageStore;
   counters: SimulatorCounters;
   faults: CarrierFaults;
+  inbound: InboundOriginator;
   /** Closes every SMPP connection; returns how many were open. */
   dropSessions(): number;
   gauges(): Gauges;
 }
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly problems?: string[],
-  ) {
-    super(message);
-  }
-}
-
-const MAX_BODY_BYTES = 64 * 1024;
 
 export function createInspectionServer(ctx: InspectionContext): Server {
   return createServer((req, res) => {
@@ -111,6 +103,8 @@ async function route(ctx: InspectionContext, req: IncomingMessage): Promise<[num
     }
     return [200, publicConfig(ctx.config.current)];
   }
+  const inbound = await routeInbound(ctx.inbound, req, path, method);
+  if (inbound) return inbound;
   throw new HttpError(404, `no route ${path}`);
 }
 
@@ -141,25 +135,4 @@ function messageQuery(params: URLSearchParams): MessageQuery {
     query.limit = Number(limit);
   }
   return query;
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'body too large');
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'body is not JSON');
-  }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
-  res.end(json);
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '@seed/platform-logging';
 import { CarrierFaults } from './carrier-faults';
 import { ReceiptDispatcher } from './delivery-receipts';
+import { InboundOriginator, type InboundChannel } from './inbound-originator';
 import { createInspectionServer } from './inspection-api';
 import { MessageIdGenerator } from './message-ids';
 import { MessageStore } from './message-store';
@@ -24,7 +25,7 @@ export interface RunningSimulator {
 export interface SimulatorOptions {
   /** Default: JSON logs on stdout at the configured level. */
   logger?: Logger;
-  /** Drives final states, dropped connections and temporary errors; tests can make them deterministic. */
+  /** Drives final states, dropped connections, temporary errors and inbound shuffles; tests can make them deterministic. */
   random?: () => number;
 }
 
@@ -41,12 +42,15 @@ export async function startSimulator(settings: Partial<SimulatorConfig> = {}, op
   const receipts = new ReceiptDispatcher(config, counters);
   const faults = new CarrierFaults(config, random);
   const ids = new MessageIdGenerator(random, messageIdStart);
-  const smsc = new SmscServer({ config, store, receipts, counters, ids, throttle: new Throttle(), faults, random, logger });
+  // The sessions are looked up at each send: the server is built right after, with the originator in its context.
+  const inbound: InboundOriginator = new InboundOriginator((): InboundChannel[] => smsc.receivers(), random);
+  const smsc = new SmscServer({ config, store, receipts, inbound, counters, ids, throttle: new Throttle(), faults, random, logger });
   const http = createInspectionServer({
     config,
     store,
     counters,
     faults,
+    inbound,
     dropSessions: () => {
       const dropped = smsc.dropAll();
       counters.sessionsDropped += dropped;
@@ -66,6 +70,7 @@ export async function startSimulator(settings: Partial<SimulatorConfig> = {}, op
   const stop = async () => {
     clearInterval(summary);
     receipts.stop();
+    inbound.stop();
     http.closeAllConnections();
     await Promise.all([smsc.close(), new Promise((resolve) => http.close(resolve))]);
   };

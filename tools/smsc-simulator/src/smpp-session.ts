@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { readUserData } from './concatenation';
-import { pickFinalState, type ReceiptChannel } from './delivery-receipts';
+import { pickFinalState } from './delivery-receipts';
+import type { InboundChannel } from './inbound-originator';
 import { PduDecodeError, decodePdu, encodePdu, u8Tlv, type BindPdu, type BindRespCommand, type Pdu, type ShortMessagePdu } from './smpp-pdu.codec';
 import { CommandStatus, MAX_PDU_LENGTH, PDU_HEADER_LENGTH, SMPP_VERSION_34, TlvTag } from './smpp.constants';
 import type { SmscContext } from './smsc-context';
@@ -17,7 +18,7 @@ const SMSC_SYSTEM_ID = 'SEEDSMSC';
 
 type BindType = 'transmitter' | 'receiver' | 'transceiver';
 
-export class SmppSession implements ReceiptChannel {
+export class SmppSession implements InboundChannel {
   systemId = '';
   bindType: BindType | null = null;
   private sequence = 0;
@@ -30,11 +31,13 @@ export class SmppSession implements ReceiptChannel {
   private closing = false;
   private closed = false;
   readonly whenClosed: Promise<void>;
-  private readonly remote: string;
+  readonly remote: string;
 
   constructor(
     private readonly socket: Socket,
     private readonly ctx: SmscContext,
+    /** Names the session in the inspection API. */
+    readonly id: number,
   ) {
     this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
     socket.setNoDelay(true);
@@ -46,6 +49,10 @@ export class SmppSession implements ReceiptChannel {
 
   get isBound(): boolean {
     return this.bindType !== null && !this.closed;
+  }
+
+  get canReceive(): boolean {
+    return this.bindType !== null && this.bindType !== 'transmitter' && !this.closing && !this.closed;
   }
 
   nextSequence(): number {
@@ -131,10 +138,13 @@ export class SmppSession implements ReceiptChannel {
       case 'submit_sm':
         return this.submit(pdu);
       case 'deliver_sm_resp':
-        return this.ctx.receipts.acknowledge(this, pdu.sequenceNumber, pdu.commandStatus);
-      case 'generic_nack':
-        // A nack of one of our receipts counts as a failed attempt.
-        return this.ctx.receipts.acknowledge(this, pdu.sequenceNumber, pdu.commandStatus || CommandStatus.ESME_RSYSERR);
+      case 'generic_nack': {
+        // A nack of one of our deliver_sm counts as a failed attempt. Sequence numbers are the
+        // session's, so a number belongs either to an inbound message or to a receipt.
+        const status = pdu.command === 'generic_nack' ? pdu.commandStatus || CommandStatus.ESME_RSYSERR : pdu.commandStatus;
+        if (this.ctx.inbound.acknowledge(this, pdu.sequenceNumber, status)) return;
+        return this.ctx.receipts.acknowledge(this, pdu.sequenceNumber, status);
+      }
       case 'enquire_link':
         this.ctx.counters.enquireLinks++;
         return this.reply({ command: 'enquire_link_resp', ...header });

@@ -9,10 +9,11 @@ import type { SmscContext } from './smsc-context';
 export class SmscServer {
   private readonly sessions = new Set<SmppSession>();
   private readonly server: Server;
+  private nextSessionId = 1;
 
   constructor(ctx: SmscContext) {
     const accept = (socket: Socket) => {
-      const session = new SmppSession(socket, ctx);
+      const session = new SmppSession(socket, ctx, this.nextSessionId++);
       this.sessions.add(session);
       void session.whenClosed.then(() => this.sessions.delete(session));
     };
@@ -32,6 +33,11 @@ export class SmscServer {
     let count = 0;
     for (const session of this.sessions) if (session.isBound) count++;
     return count;
+  }
+
+  /** Sessions that can take deliver_sm now (bound as receiver or transceiver), oldest first. */
+  receivers(): SmppSession[] {
+    return [...this.sessions].filter((session) => session.canReceive);
   }
 
   listen(host: string, port: number): Promise<AddressInfo> {
