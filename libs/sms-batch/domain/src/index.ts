@@ -14,3 +14,5 @@ export * from './routing/routing-config.validation';
 export * from './routing/routing-config.decider';
 export * from './routing/routing-table.view';
 export * from './opt-outs';
+export * from './numbers';
+export * from './inbound';

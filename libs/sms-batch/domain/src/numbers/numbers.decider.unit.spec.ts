@@ -1,0 +1,26 @@
+import { decideNumbers, evolveNumbers, initialNumbersState, NumbersError, type NumbersCommand, type NumbersState } from './numbers.decider';
+
+const NOW = '2030-01-15T10:00:00.000Z';
+const assignment = { accountId: 'acme', subAccountId: 'acme_hq', inboundWebhookUrl: 'https://hooks.example.com/inbound', helpText: 'ACME alerts. Reply STOP to end.' };
+const put: NumbersCommand = { type: 'PutNumber', number: '447700100100', assignment };
+const apply = (state: NumbersState, command: NumbersCommand) => decideNumbers(command, state, NOW).reduce(evolveNumbers, state);
+
+describe('the numbers decider', () => {
+  it('assigns a number to a sub-account, and appends nothing for the same assignment again', () => {
+    const state = apply(initialNumbersState(), put);
+    expect(state.numbers.get('447700100100')).toEqual({ number: '447700100100', ...assignment, assignedAt: NOW });
+    expect(decideNumbers(put, state, NOW)).toEqual([]);
+  });
+
+  it('moves a number to another sub-account, and releases it', () => {
+    const moved = apply(apply(initialNumbersState(), put), { ...put, assignment: { ...assignment, subAccountId: 'acme_eu', helpText: null } });
+    expect(moved.numbers.get('447700100100')).toMatchObject({ subAccountId: 'acme_eu', helpText: null });
+    const released = apply(moved, { type: 'RemoveNumber', number: '447700100100' });
+    expect(released.numbers.size).toBe(0);
+  });
+
+  it('refuses a number that is not digits, and the release of one it does not have', () => {
+    expect(() => decideNumbers({ ...put, number: '+447700100100' }, initialNumbersState(), NOW)).toThrow(NumbersError);
+    expect(() => decideNumbers({ type: 'RemoveNumber', number: '12345' }, initialNumbersState(), NOW)).toThrow(/no number 12345/);
+  });
+});
