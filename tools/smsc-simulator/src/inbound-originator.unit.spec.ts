@@ -38,7 +38,7 @@ afterEach(() => {
 });
 
 describe('InboundOriginator', () => {
-  it('shuffles with the simulator'"'"'s random source (always 0: parts 2, 3, 1)', () => {
+  it('shuffles with the simulator\'s random source (always 0: parts 2, 3, 1)', () => {
     const record = originator.originate(request({ parts: 3, order: 'shuffle' }));
     expect(record.deliveries.map((d) => d.part)).toEqual([2, 3, 1]);
   });
