@@ -1,6 +1,7 @@
 import { encodingOfDataCoding, type InboundEncoding } from './inbound-text';
 import { splitUserDataHeader, validConcatenation, type Concatenation } from './user-data-header';
 import { bytesToBase64 } from './octets';
+import { unpackGsm7Septets } from './gsm7-packing';
 
 /**
  * The fields of a deliver_sm / data_sm the decoder needs, with the user data as the octets on the
@@ -28,6 +29,15 @@ export interface InboundPart {
   concatenation: Concatenation | null;
 }
 
+export interface InboundPduOptions {
+  /**
+   * The carrier packs GSM-7 user data (seven septets in seven octets) instead of SMPP's one
+   * septet per octet. Off unless a carrier is known to do it: unpacking unpacked text garbles it.
+   * It needs the octets as sent: the `smpp` library reads packed octets above 0x7F as spaces.
+   */
+  gsm7Packed?: boolean;
+}
+
 /** esm_class message-type bits 5-2 (SMPP 3.4, 5.2.12); zero is a message from a handset. */
 const ESM_CLASS_MESSAGE_TYPE = 0x3c;
 /** esm_class UDHI: the user data starts with a user data header. */
@@ -49,14 +59,18 @@ export function isDeliveryReceipt(esmClass: number): boolean {
  * the octets as they are, header included: a broken part still reaches the customer instead of
  * failing deep in a carrier connection.
  */
-export function parseInboundPdu(pdu: InboundPdu): InboundPart {
+export function parseInboundPdu(pdu: InboundPdu, options: InboundPduOptions = {}): InboundPart {
   const userData = pdu.shortMessage.length > 0 ? pdu.shortMessage : (pdu.messagePayload ?? pdu.shortMessage);
   const split = (pdu.esmClass & ESM_CLASS_UDH_INDICATOR) !== 0 ? splitUserDataHeader(userData) : null;
+  const encoding = encodingOfDataCoding(pdu.dataCoding);
+  const body = split?.body ?? userData;
+  // Parts are stored unpacked, so that siblings join septet by septet whatever the carrier sent.
+  const packed = options.gsm7Packed === true && encoding === 'GSM7';
   return {
     source: pdu.sourceAddr,
     destination: pdu.destinationAddr,
-    encoding: encodingOfDataCoding(pdu.dataCoding),
-    userData: bytesToBase64(split?.body ?? userData),
+    encoding,
+    userData: bytesToBase64(packed ? unpackGsm7Septets(body, userData.length - body.length) : body),
     concatenation: split?.concatenation ?? sarConcatenation(pdu),
   };
 }
