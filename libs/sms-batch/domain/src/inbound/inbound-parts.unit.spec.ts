@@ -1,6 +1,6 @@
 import { parseInboundPdu, type InboundPart } from './inbound-pdu';
 import { INBOUND_PART_MAX_WAIT_MS, isComplete, joinParts, siblingKey } from './inbound-parts';
-import { deliverSm, udh8Part, unitsOf, utf16be } from './inbound-wire.test-helpers';
+import { deliverSm, udh8Part, unitsOf, utf16be } from './inbound-wire.fixtures';
 
 const GSM7 = 0x00;
 const UCS2 = 0x08;

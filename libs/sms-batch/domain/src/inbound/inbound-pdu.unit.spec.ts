@@ -1,6 +1,6 @@
 import { isDeliveryReceipt, parseInboundPdu, type InboundPart } from './inbound-pdu';
 import { inboundPduFromSmppFields } from './smpp-library-fields';
-import { deliverSm, pduFromHex, readFromWire, roundTrip } from './inbound-wire.test-helpers';
+import { deliverSm, pduFromHex, readFromWire, roundTrip } from './inbound-wire.fixtures';
 
 const userDataOf = (part: InboundPart): number[] => Array.from(Buffer.from(part.userData, 'base64'));
 

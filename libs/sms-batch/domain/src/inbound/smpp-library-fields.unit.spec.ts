@@ -1,5 +1,5 @@
 import { inboundPduFromSmppFields } from './smpp-library-fields';
-import { deliverSm, roundTrip, utf16be } from './inbound-wire.test-helpers';
+import { deliverSm, roundTrip, utf16be } from './inbound-wire.fixtures';
 
 // The library decodes the user data it parses; these check that the octets are written back.
 const shortMessageAfterLibrary = (dataCoding: number, octets: readonly number[], esmClass = 0): number[] =>
