@@ -40,6 +40,18 @@ export class SmsBatchConfig extends PlatformConfig {
   @IsInt() @Min(1) @Max(64)
   SMPP_BINDS = 1;
 
+  /**
+   * An inbound part equal to one recorded this recently is the carrier sending it again after our
+   * deliver_sm_resp was lost, and makes no second message. A recipient who sends the very same text
+   * twice within it is heard once (a second STOP changes nothing anyway).
+   */
+  @IsInt() @Min(0) @Max(3_600_000)
+  INBOUND_DUPLICATE_WINDOW_MS = 120_000;
+
+  /** How long the parts of a concatenated inbound SMS wait for their siblings before they are delivered without them, marked incomplete. */
+  @IsInt() @Min(1000) @Max(86_400_000)
+  INBOUND_PART_MAX_WAIT_MS = 600_000;
+
   /** How often a replica renews its bind leases, re-reads the routing table and re-spreads the binds. */
   @IsInt() @Min(100) @Max(10_000)
   CARRIER_TICK_MS = 1000;

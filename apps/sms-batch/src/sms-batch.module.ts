@@ -6,6 +6,7 @@ import type { SmsBatchConfig } from './sms-batch.config';
 import { smsBatchService } from './sms-batch.service';
 import { FollowerThread } from './followers/follower-thread';
 import { registerSmsBatchFollowers } from './followers/sms-batch-followers';
+import { InboundQueriesHandler } from './inbound/inbound-queries.handler';
 import { NumbersHandler } from './numbers/numbers.handler';
 import { OptOutsHandler } from './opt-outs/opt-outs.handler';
 import { MessageQueriesHandler } from './queries/message-queries.handler';
@@ -33,7 +34,7 @@ export class SmsBatchModule implements OnModuleInit {
     return {
       module: SmsBatchModule,
       imports: [PlatformModule.forService(smsBatchService, config, logger), SendingModule.register(config)],
-      controllers: [SubmitBatchHandler, MessageQueriesHandler, RoutingConfigHandler, OptOutsHandler, NumbersHandler],
+      controllers: [SubmitBatchHandler, MessageQueriesHandler, RoutingConfigHandler, OptOutsHandler, NumbersHandler, InboundQueriesHandler],
       providers: [
         { provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) },
         { provide: CarrierPasswords, useValue: new CarrierPasswords(config.MESSAGE_SEALING_KEYS) },

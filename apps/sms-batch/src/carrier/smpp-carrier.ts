@@ -16,12 +16,13 @@ export type SubmitOutcome =
   | { ok: true; messageId: string }
   | { ok: false; temporary: boolean; status: number; detail: string };
 
-/** A deliver_sm as the receipt parser needs it. */
+/** A deliver_sm (or data_sm) as the receipt parser needs it, and its fields as the library parsed them (inbound SMS). */
 export interface IncomingDeliverSm {
   esmClass: number;
   shortMessage: string;
   receiptedMessageId: string | null;
   messageState: number | null;
+  fields: Readonly<Record<string, unknown>>;
 }
 
 export interface SmppCarrierSettings {
@@ -174,6 +175,8 @@ export class SmppCarrier {
       });
     });
     session.on('deliver_sm', (pdu: smpp.Pdu) => void this.handleDeliverSm(session, pdu));
+    // Some carriers send inbound SMS (and receipts) as data_sm: the same handling, its own response.
+    session.on('data_sm', (pdu: smpp.Pdu) => void this.handleDeliverSm(session, pdu));
     session.on('enquire_link', (pdu: smpp.Pdu) => session.send(pdu.response()));
     session.on('unbind', (pdu: smpp.Pdu) => {
       session.send(pdu.response());
@@ -202,13 +205,14 @@ export class SmppCarrier {
         shortMessage: text,
         receiptedMessageId: typeof pdu['receipted_message_id'] === 'string' ? pdu['receipted_message_id'] : null,
         messageState: typeof pdu['message_state'] === 'number' ? pdu['message_state'] : null,
+        fields: pdu as unknown as Readonly<Record<string, unknown>>,
       });
       corkForThisTick(session);
       session.send(pdu.response());
       timer({ outcome: 'recorded' });
     } catch (error) {
       // Not recorded: a temporary error makes the carrier deliver the receipt again later.
-      this.logger.error({ err: error }, 'receipt not recorded; asking the carrier to retry');
+      this.logger.error({ err: error }, 'receipt or inbound SMS not recorded; asking the carrier to retry');
       session.send(pdu.response({ command_status: 0x64 }));
       timer({ outcome: 'retry' });
     }

@@ -3,11 +3,14 @@ import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, typ
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { EventStore } from '@seed/platform-event-store';
-import { LOGGER, ServiceSchema } from '@seed/platform-nest';
-import { parseDeliveryReceipt } from '@seed/sms-batch-domain';
+import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { isDeliveryReceipt, parseDeliveryReceipt } from '@seed/sms-batch-domain';
 import { BindSlotsRepository } from '../carrier/bind-slots.repository';
 import { CarrierFleet } from '../carrier/carrier-fleet';
 import { StoredRoutingConfig } from '../carrier/stored-routing-config';
+import { InboundExpiry } from '../inbound/inbound-expiry';
+import { InboundRecorder } from '../inbound/inbound-recorder';
+import { StoredNumbers } from '../numbers/stored-numbers';
 import { OptedOutRecipients } from '../opt-outs/opted-out-recipients';
 import { CarrierPasswords } from '../routing-config';
 import { SealedTexts } from '../sealed-texts';
@@ -28,6 +31,8 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly writer: MessageLifecycleWriter,
     private readonly optedOut: OptedOutRecipients,
+    private readonly numbers: StoredNumbers,
+    private readonly inboundExpiry: InboundExpiry,
   ) {}
 
   static register(config: SmsBatchConfig): DynamicModule {
@@ -40,14 +45,30 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         OutboundQueueMetrics,
         BindSlotsRepository,
         {
+          provide: StoredNumbers,
+          inject: [DataSource, EventStore, LOGGER],
+          useFactory: (dataSource: DataSource, store: EventStore, logger: Logger) => new StoredNumbers(dataSource.manager, store, logger),
+        },
+        {
+          provide: InboundRecorder,
+          inject: [DataSource, EventStore, StoredNumbers, SubscriptionRegistry, LOGGER],
+          useFactory: (dataSource: DataSource, store: EventStore, numbers: StoredNumbers, subscriptions: SubscriptionRegistry, logger: Logger) =>
+            new InboundRecorder(dataSource, store, numbers, subscriptions, logger, { duplicateWindowMs: config.INBOUND_DUPLICATE_WINDOW_MS, maxWaitMs: config.INBOUND_PART_MAX_WAIT_MS }),
+        },
+        {
+          provide: InboundExpiry,
+          inject: [InboundRecorder, LOGGER],
+          useFactory: (recorder: InboundRecorder, logger: Logger) => new InboundExpiry(recorder, logger),
+        },
+        {
           provide: OptedOutRecipients,
           inject: [DataSource, ServiceSchema, LOGGER],
           useFactory: (dataSource: DataSource, schema: ServiceSchema, logger: Logger) => new OptedOutRecipients(dataSource.manager, schema.name, logger),
         },
         {
           provide: CarrierFleet,
-          inject: [DataSource, EventStore, BindSlotsRepository, MessageLifecycleWriter, LOGGER],
-          useFactory: (dataSource: DataSource, store: EventStore, slots: BindSlotsRepository, writer: MessageLifecycleWriter, logger: Logger) =>
+          inject: [DataSource, EventStore, BindSlotsRepository, MessageLifecycleWriter, InboundRecorder, LOGGER],
+          useFactory: (dataSource: DataSource, store: EventStore, slots: BindSlotsRepository, writer: MessageLifecycleWriter, inbound: InboundRecorder, logger: Logger) =>
             new CarrierFleet(
               new StoredRoutingConfig(
                 dataSource,
@@ -68,8 +89,10 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
               },
               logger,
               async (carrierId, pdu) => {
+                // A message from a handset (message type 0): recorded as inbound SMS before it is answered.
+                if (!isDeliveryReceipt(pdu.esmClass)) return inbound.record(carrierId, pdu.fields);
                 const receipt = parseDeliveryReceipt(pdu, new Date().toISOString());
-                // Mobile-originated messages are not handled by this platform; they are acknowledged.
+                // Acknowledgements and notifications that are no receipt are answered and dropped.
                 if (receipt) await writer.record({ receipt: { ...receipt, carrierId } });
               },
             ),
@@ -103,6 +126,9 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
     this.sweeper.unref();
     // Before the sender starts: no message is handed off without the opt-outs known.
     await this.optedOut.start();
+    // Before a carrier session opens: an inbound SMS needs its number's owner.
+    await this.numbers.start();
+    this.inboundExpiry.start();
     await this.fleet.start();
     if (!this.fleet.isConfigured()) this.logger.warn('no carrier is configured (SMPP_URL, or the admin API): messages are accepted and stay queued until one is');
     this.sender.start();
@@ -113,6 +139,8 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
     await this.sender.stop();
     await this.fleet.stop();
     this.optedOut.stop();
+    this.numbers.stop();
+    this.inboundExpiry.stop();
     this.logger.info('sender stopped and carrier sessions closed');
   }
 }

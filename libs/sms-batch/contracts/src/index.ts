@@ -5,3 +5,4 @@ export * from './sms-batch.queries';
 export * from './carriers-and-routes';
 export * from './opt-outs';
 export * from './numbers';
+export * from './inbound';

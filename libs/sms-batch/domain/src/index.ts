@@ -16,3 +16,4 @@ export * from './routing/routing-table.view';
 export * from './opt-outs';
 export * from './numbers';
 export * from './inbound';
+export * from './inbound-assembly';

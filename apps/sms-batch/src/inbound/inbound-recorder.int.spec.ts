@@ -1,0 +1,93 @@
+import type { DataSource } from 'typeorm';
+import { PDU } from 'smpp/lib/pdu';
+import { EventStore } from '@seed/platform-event-store';
+import { SubscriptionRegistry } from '@seed/platform-nest';
+import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
+import { NUMBERS_STREAM, optOutStreamId, type InboundMessageReceivedV1 } from '@seed/sms-batch-contracts';
+import { StoredNumbers } from '../numbers/stored-numbers';
+import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
+import { InboundRecorder } from './inbound-recorder';
+
+const schema = uniqueName('it_inbound');
+const store = new EventStore(schema);
+let ds: DataSource;
+let recorder: InboundRecorder;
+let numbers: StoredNumbers;
+
+const HANDSET = '447700900123';
+const NUMBER = '447700100100';
+/** A deliver_sm as the carrier writes it, read back through the smpp library as a session hands it over. */
+const wire = (fields: Record<string, unknown>): Readonly<Record<string, unknown>> =>
+  new PDU(new PDU('deliver_sm', { sequence_number: 1, source_addr_ton: 1, source_addr_npi: 1, source_addr: HANDSET, destination_addr: NUMBER, ...fields }).toBuffer());
+const text = (body: string) => wire({ data_coding: 0, short_message: { message: body } });
+/** UCS-2 part `sequence` of `total` (UDH reference 42): its UTF-16BE octets. */
+const ucs2Part = (octets: number[], sequence: number, total = 3) => wire({ esm_class: 0x40, data_coding: 8, short_message: Buffer.from([0x05, 0x00, 0x03, 42, total, sequence, ...octets]) });
+const utf16 = (s: string) => [...Buffer.from(s, 'utf16le').swap16()];
+
+const received = async (): Promise<InboundMessageReceivedV1[]> =>
+  ((await ds.query(`SELECT data FROM "${schema}".events WHERE type = 'InboundMessageReceived' ORDER BY global_position`)) as { data: InboundMessageReceivedV1 }[]).map((r) => r.data);
+
+beforeAll(async () => {
+  ds = await openTestDataSource(4);
+  await migrateSmsBatchSchema(ds, schema);
+  await store.append(ds.manager, [{ streamId: NUMBERS_STREAM, expectedVersion: 0, events: [{ type: 'NumberAssigned', schemaVersion: 1, data: { number: NUMBER, accountId: 'acme', subAccountId: 'acme_hq', inboundWebhookUrl: null, helpText: null, assignedAt: new Date().toISOString() } }] }], {
+    correlationId: 'setup',
+    causationId: null,
+    occurredAt: new Date().toISOString(),
+  });
+  const logger = testLogger();
+  numbers = new StoredNumbers(ds.manager, store, logger);
+  await numbers.refresh();
+  recorder = new InboundRecorder(ds, store, numbers, new SubscriptionRegistry(ds, store, logger), logger, { duplicateWindowMs: 60_000, maxWaitMs: 1 });
+});
+
+afterAll(async () => {
+  await dropSchema(ds, schema);
+  await ds.destroy();
+});
+
+describe('InboundRecorder', () => {
+  it('records a STOP to one of our numbers as the message and the sender’s opt-out, once however often the carrier sends it', async () => {
+    await recorder.record('default', text('Stop'));
+    await recorder.record('default', text('Stop')); // the carrier's resend after a lost deliver_sm_resp
+    const [message, ...more] = await received();
+    expect(more).toEqual([]);
+    expect(message).toMatchObject({ accountId: 'acme', subAccountId: 'acme_hq', source: HANDSET, destination: NUMBER, body: 'Stop', keyword: 'opt-out', smsCount: 1, incomplete: false });
+    const optOut = await store.readStream(ds.manager, optOutStreamId('acme_hq', HANDSET));
+    expect(optOut.map((e) => e.type)).toEqual(['RecipientOptedOut']);
+    await recorder.record('default', text('START'));
+    expect((await store.readStream(ds.manager, optOutStreamId('acme_hq', HANDSET))).map((e) => e.type)).toEqual(['RecipientOptedOut', 'RecipientOptedIn']);
+  });
+
+  it('joins a 3-part UCS-2 message with an emoji split across parts, out of order, repeated and racing, into one message', async () => {
+    const octets = utf16('Hello 😀 from the other side!'); // the emoji's surrogate pair straddles parts 1 and 2
+    const cut1 = 14; // 7 code units: 'Hello ' and the high surrogate
+    const cut2 = 40;
+    const parts = [octets.slice(0, cut1), octets.slice(cut1, cut2), octets.slice(cut2)];
+    await Promise.all([recorder.record('default', ucs2Part(parts[2] as number[], 3)), recorder.record('carrier-b', ucs2Part(parts[0] as number[], 1))]);
+    await recorder.record('default', ucs2Part(parts[0] as number[], 1));
+    await recorder.record('default', ucs2Part(parts[1] as number[], 2));
+    const joined = (await received()).filter((m) => m.smsCount === 3);
+    expect(joined).toHaveLength(1);
+    expect(joined[0]).toMatchObject({ body: 'Hello 😀 from the other side!', encoding: 'UCS2', incomplete: false, keyword: null });
+    expect(await recorder.overdue()).toEqual([]);
+  });
+
+  it('delivers a part whose siblings never came, marked incomplete, once it has waited', async () => {
+    await recorder.record('default', wire({ esm_class: 0x40, data_coding: 0, short_message: Buffer.from([0x05, 0x00, 0x03, 9, 2, 1, 0x48, 0x69]) }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const overdue = await recorder.overdue();
+    expect(overdue).toHaveLength(1);
+    await Promise.all(overdue.map((streamId) => recorder.expire(streamId)));
+    await recorder.expire(overdue[0] as string); // a second sweeper finds nothing left to do
+    expect((await received()).filter((m) => m.incomplete)).toEqual([expect.objectContaining({ body: 'Hi', smsCount: 1, incomplete: true })]);
+    expect(await recorder.overdue()).toEqual([]);
+  });
+
+  it('records a message to a number that is not ours without an owner, and opts nobody out', async () => {
+    await recorder.record('default', new PDU(new PDU('deliver_sm', { sequence_number: 2, source_addr: '447700900999', destination_addr: '999999', short_message: { message: 'STOP' } }).toBuffer()));
+    const last = (await received()).at(-1);
+    expect(last).toMatchObject({ destination: '999999', accountId: null, subAccountId: null, keyword: 'opt-out' });
+    expect(await store.readStream(ds.manager, optOutStreamId('acme_hq', '447700900999'))).toEqual([]);
+  });
+});
