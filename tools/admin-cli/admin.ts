@@ -1,7 +1,8 @@
-// `npm run admin -- <command>`: the account dashboard of the contract, and the carriers and routes, over the admin API.
+// `npm run admin -- <command>`: the account dashboard of the contract, the carriers and routes, and opt-outs, over the admin API.
 // ADMIN_URL (default http://127.0.0.1:3002) and ADMIN_TOKEN (default: .local/admin-token, written by npm start).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OPT_OUT_USAGE, optOutRequest } from './opt-out-requests';
 import { ROUTING_USAGE, routingRequest, UsageError } from './routing-requests';
 
 const USAGE = `usage: npm run admin -- <command>
@@ -10,7 +11,8 @@ const USAGE = `usage: npm run admin -- <command>
   create-sub-account <accountId> <subAccountId>
   create-api-key <accountId>                  another API key (shown once)
   revoke-api-key <accountId> <apiKeyId>       stops working at once
-${ROUTING_USAGE}`;
+${ROUTING_USAGE}
+${OPT_OUT_USAGE}`;
 
 const root = join(__dirname, '../../..');
 const adminUrl = process.env['ADMIN_URL'] ?? `http://127.0.0.1:${process.env['ADMIN_API_PORT'] ?? 3002}`;
@@ -37,14 +39,14 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
 
 async function main(argv: string[]): Promise<unknown> {
   const [command, a, b] = argv;
-  let routing;
+  let request;
   try {
-    routing = routingRequest(command, argv.slice(1));
+    request = routingRequest(command, argv.slice(1)) ?? optOutRequest(command, argv.slice(1));
   } catch (error) {
     if (error instanceof UsageError) throw new Error(`${error.message}\n${USAGE}`);
     throw error;
   }
-  if (routing) return call(routing.method, routing.path, routing.body);
+  if (request) return call(request.method, request.path, request.body);
   switch (command) {
     case 'create-account':
       if (a) return call('POST', '/admin/v1/accounts', { accountId: a });

@@ -23,6 +23,8 @@ import { SmsBatchController } from './sms/sms-batch.controller';
 import { SmsReadController } from './sms/sms-read.controller';
 import { VerifyController } from './verify/verify.controller';
 import { MessagesV1Controller } from './messages/messages-v1.controller';
+import { OptOutCommands } from './opt-outs/opt-out-commands';
+import { OptOutsController } from './opt-outs/opt-outs.controller';
 import { RequestRateLimits } from './rate-limit/request-rate-limits';
 import { CarriersController } from './routing/carriers.controller';
 import { RoutesController } from './routing/routes.controller';
@@ -47,7 +49,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: GatewayModule,
       imports: [PlatformModule.forService(gatewayService, config, logger)],
-      controllers: [AdminController, SmsBatchController, MessagesV1Controller, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController, CarriersController, RoutesController],
+      controllers: [AdminController, SmsBatchController, MessagesV1Controller, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController, CarriersController, RoutesController, OptOutsController],
       providers: [
         { provide: GatewayConfig, useValue: config },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -74,6 +76,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
         CommandClient,
         AgentCommands,
         RoutingCommands,
+        OptOutCommands,
         WebhookCommandTopic,
       ],
     };

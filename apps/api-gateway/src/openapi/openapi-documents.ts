@@ -33,7 +33,7 @@ const INFO: Record<ListenerName, { title: string; description: string }> = {
   },
   admin: {
     title: 'Seed Messaging: admin API',
-    description: `Accounts, sub-accounts, API keys, rate limits, webhook settings, carriers and routes: the operator's dashboard, behind \`ADMIN_TOKEN\`. ${COMMON_DESCRIPTION}`,
+    description: `Accounts, sub-accounts, API keys, rate limits, webhook settings, carriers and routes, opt-outs: the operator's dashboard, behind \`ADMIN_TOKEN\`. ${COMMON_DESCRIPTION}`,
   },
 };
 
@@ -47,6 +47,7 @@ const TAGS: Record<string, string> = {
   Accounts: 'Accounts, sub-accounts, API keys and request rate limits.',
   Webhooks: "Delivery-status webhooks: an account's default callback URL, signing secret and dead letters.",
   'Carriers and routes': 'The SMPP carriers messages are sent through, and the ordered routing table that picks one for each message. Applied by every sms-batch replica within 5 seconds.',
+  'Opt-outs': "Recipients who asked a sub-account to stop messaging them: none of the sub-account's messages to them is sent.",
 };
 
 /**
