@@ -25,6 +25,28 @@ export interface DeliveryStatusWebhook {
   };
 }
 
+/**
+ * The inbound SMS webhook body of product-decisions.md ("Inbound SMS and opt-out"): one per inbound
+ * message to a number of the account, its parts joined; signed and retried like status webhooks.
+ */
+export interface InboundMessageWebhook {
+  namespace: 'SMS';
+  eventType: 'inbound_message_received';
+  description: string;
+  payload: {
+    umid: string;
+    subAccountId: string;
+    source: string;
+    destination: string;
+    body: string;
+    encoding: string;
+    smsCount: number;
+    timestamp: string;
+    /** Some parts of a concatenated message never came within 10 minutes: `body` lacks them. */
+    incomplete: boolean;
+  };
+}
+
 /** Headers of every webhook request. */
 export const WebhookHeader = {
   /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` (one v1 per valid secret). */

@@ -1,5 +1,6 @@
-import type { DeliveryStatusWebhook, WebhookState } from '@seed/webhook-dispatcher-contracts';
+import type { DeliveryStatusWebhook, InboundMessageWebhook, WebhookState } from '@seed/webhook-dispatcher-contracts';
 import type {
+  InboundMessageReceivedV1,
   MessageRef,
   MessageRejectedV1,
   MessageUndeliveredV1,
@@ -23,15 +24,17 @@ export interface StatusChange {
   accountId: string;
   /** The message's stream position: the order in which a message's changes must reach an endpoint. */
   sequence: number;
-  /** The message's own callback URL, or null (then the account's default applies). */
+  /** The message's own callback URL (an inbound message's: its number's), or null (then the account's default applies). */
   dlrCallbackUrl: string | null;
-  body: DeliveryStatusWebhook;
+  body: DeliveryStatusWebhook | InboundMessageWebhook;
 }
+
+export const INBOUND_WEBHOOK_DESCRIPTION = 'Inbound message received';
 
 export const WEBHOOK_DESCRIPTION = 'Outbound message status changed';
 
 /** The sms-batch event types that stand for a status change (statusChangeOf); the others are never delivered. */
-export const STATUS_CHANGE_TYPES: ReadonlySet<string> = new Set(['MessageRejected', 'MessageSent', 'MessageDelivered', 'MessageUndelivered']);
+export const STATUS_CHANGE_TYPES: ReadonlySet<string> = new Set(['MessageRejected', 'MessageSent', 'MessageDelivered', 'MessageUndelivered', 'InboundMessageReceived']);
 
 /**
  * The status change an sms-batch event stands for, or null for events that change no status a
@@ -52,6 +55,8 @@ export function statusChangeOf(event: SourceEvent): StatusChange | null {
       const d = event.data as MessageUndeliveredV1;
       return change(event, d, 'undelivered', d.detail, d.errorCode, d.errorMessage);
     }
+    case 'InboundMessageReceived':
+      return inbound(event, event.data as InboundMessageReceivedV1);
     default:
       return null;
   }
@@ -84,6 +89,33 @@ function change(
         destination: ref.destination,
         smsCount: ref.smsCount,
         status: { state, detail, timestamp: event.occurredAt, errorCode, errorMessage },
+      },
+    },
+  };
+}
+
+/** An inbound message to one of an account's numbers; one to a number of no account is posted nowhere. */
+function inbound(event: SourceEvent, d: InboundMessageReceivedV1): StatusChange | null {
+  if (d.accountId === null || d.subAccountId === null) return null;
+  return {
+    umid: d.umid,
+    accountId: d.accountId,
+    sequence: event.streamPosition,
+    dlrCallbackUrl: d.inboundWebhookUrl,
+    body: {
+      namespace: 'SMS',
+      eventType: 'inbound_message_received',
+      description: INBOUND_WEBHOOK_DESCRIPTION,
+      payload: {
+        umid: d.umid,
+        subAccountId: d.subAccountId,
+        source: d.source,
+        destination: d.destination,
+        body: d.body,
+        encoding: d.encoding,
+        smsCount: d.smsCount,
+        timestamp: d.receivedAt,
+        incomplete: d.incomplete,
       },
     },
   };

@@ -1,3 +1,4 @@
+import type { DeliveryStatusWebhook } from '@seed/webhook-dispatcher-contracts';
 import type { MessageRef } from '@seed/sms-batch-contracts';
 import { STATUS_CHANGE_TYPES, statusChangeOf, type SourceEvent } from './status-change';
 
@@ -46,10 +47,28 @@ describe('status changes that become webhooks', () => {
     const undelivered = statusChangeOf(
       event('MessageUndelivered', { ...REF, reason: 'receipt', detail: 'UNDELIV', errorCode: '001', errorMessage: 'Message is undeliverable', receipt: null, undeliveredAt: at }, 3),
     );
-    expect(undelivered?.body.payload.status).toEqual({ state: 'undelivered', detail: 'UNDELIV', timestamp: at, errorCode: '001', errorMessage: 'Message is undeliverable' });
+    expect((undelivered?.body as DeliveryStatusWebhook).payload.status).toEqual({ state: 'undelivered', detail: 'UNDELIV', timestamp: at, errorCode: '001', errorMessage: 'Message is undeliverable' });
     const rejected = statusChangeOf(event('MessageRejected', { ...REF, dlrCallbackUrl: null, description: 'Text value is missing', index: 0, encoding: 'GSM7', rejectedAt: at }, 1));
     expect(rejected).toMatchObject({ sequence: 1, dlrCallbackUrl: null, body: { payload: { status: { state: 'rejected', detail: 'Text value is missing' } } } });
-    expect(statusChangeOf(event('MessageDelivered', { ...REF, receipts: [], deliveredAt: at }))?.body.payload.status.state).toBe('delivered');
+    expect((statusChangeOf(event('MessageDelivered', { ...REF, receipts: [], deliveredAt: at }))?.body as DeliveryStatusWebhook).payload.status.state).toBe('delivered');
+  });
+
+  it('posts an inbound message to one of an account\'s numbers to the number\'s URL, in the inbound body of the product decisions', () => {
+    const received = { umid: 'u-in', accountId: 'acme', subAccountId: 'acme_hq', source: '447700900123', destination: '447700100100', body: 'Hello 😀', encoding: 'UCS2', smsCount: 2, incomplete: false, keyword: null, inboundWebhookUrl: 'https://hooks.example.com/in', carrierId: 'default', receivedAt: at };
+    expect(statusChangeOf(event('InboundMessageReceived', received, 2))).toEqual({
+      umid: 'u-in',
+      accountId: 'acme',
+      sequence: 2,
+      dlrCallbackUrl: 'https://hooks.example.com/in',
+      body: {
+        namespace: 'SMS',
+        eventType: 'inbound_message_received',
+        description: 'Inbound message received',
+        payload: { umid: 'u-in', subAccountId: 'acme_hq', source: '447700900123', destination: '447700100100', body: 'Hello 😀', encoding: 'UCS2', smsCount: 2, timestamp: at, incomplete: false },
+      },
+    });
+    // To a number of no account: recorded by sms-batch, posted nowhere.
+    expect(statusChangeOf(event('InboundMessageReceived', { ...received, accountId: null, subAccountId: null }))).toBeNull();
   });
 
   it.each(['MessageQueued', 'BatchSubmitted', 'ReceiptRecorded', 'SomethingNew'])('sends nothing for %s', (type) => {
@@ -59,8 +78,8 @@ describe('status changes that become webhooks', () => {
 
 describe('the status-change types the intake reads', () => {
   it('are exactly the sms-batch event types that become a status change (the others are passed over unread)', () => {
-    const all = ['BatchSubmitted', 'MessageQueued', 'MessageRejected', 'MessageSent', 'MessageDelivered', 'MessageUndelivered', 'ReceiptRecorded'];
-    const data = { ...REF, description: 'd', detail: 'd', errorCode: null, errorMessage: null, carrierMessageIds: ['1'], sentAt: at, deliveredAt: at };
+    const all = ['BatchSubmitted', 'MessageQueued', 'MessageRejected', 'MessageSent', 'MessageDelivered', 'MessageUndelivered', 'ReceiptRecorded', 'InboundPartReceived', 'InboundMessageReceived'];
+    const data = { ...REF, description: 'd', detail: 'd', errorCode: null, errorMessage: null, carrierMessageIds: ['1'], sentAt: at, deliveredAt: at, subAccountId: 'acme_hq', inboundWebhookUrl: null };
     const changing = all.filter((type) => statusChangeOf(event(type, data)) !== null);
     expect(changing.sort()).toEqual([...STATUS_CHANGE_TYPES].sort());
   });
