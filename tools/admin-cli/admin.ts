@@ -1,7 +1,8 @@
-// `npm run admin -- <command>`: the account dashboard of the contract, the carriers and routes, and opt-outs, over the admin API.
+// `npm run admin -- <command>`: the account dashboard of the contract, the carriers and routes, opt-outs and numbers, over the admin API.
 // ADMIN_URL (default http://127.0.0.1:3002) and ADMIN_TOKEN (default: .local/admin-token, written by npm start).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NUMBER_USAGE, numberRequest } from './number-requests';
 import { OPT_OUT_USAGE, optOutRequest } from './opt-out-requests';
 import { ROUTING_USAGE, routingRequest, UsageError } from './routing-requests';
 
@@ -12,7 +13,8 @@ const USAGE = `usage: npm run admin -- <command>
   create-api-key <accountId>                  another API key (shown once)
   revoke-api-key <accountId> <apiKeyId>       stops working at once
 ${ROUTING_USAGE}
-${OPT_OUT_USAGE}`;
+${OPT_OUT_USAGE}
+${NUMBER_USAGE}`;
 
 const root = join(__dirname, '../../..');
 const adminUrl = process.env['ADMIN_URL'] ?? `http://127.0.0.1:${process.env['ADMIN_API_PORT'] ?? 3002}`;
@@ -41,7 +43,7 @@ async function main(argv: string[]): Promise<unknown> {
   const [command, a, b] = argv;
   let request;
   try {
-    request = routingRequest(command, argv.slice(1)) ?? optOutRequest(command, argv.slice(1));
+    request = routingRequest(command, argv.slice(1)) ?? optOutRequest(command, argv.slice(1)) ?? numberRequest(command, argv.slice(1));
   } catch (error) {
     if (error instanceof UsageError) throw new Error(`${error.message}\n${USAGE}`);
     throw error;

@@ -23,6 +23,8 @@ import { SmsBatchController } from './sms/sms-batch.controller';
 import { SmsReadController } from './sms/sms-read.controller';
 import { VerifyController } from './verify/verify.controller';
 import { MessagesV1Controller } from './messages/messages-v1.controller';
+import { NumberCommands } from './numbers/number-commands';
+import { NumbersController } from './numbers/numbers.controller';
 import { OptOutCommands } from './opt-outs/opt-out-commands';
 import { OptOutsController } from './opt-outs/opt-outs.controller';
 import { RequestRateLimits } from './rate-limit/request-rate-limits';
@@ -49,7 +51,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: GatewayModule,
       imports: [PlatformModule.forService(gatewayService, config, logger)],
-      controllers: [AdminController, SmsBatchController, MessagesV1Controller, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController, CarriersController, RoutesController, OptOutsController],
+      controllers: [AdminController, SmsBatchController, MessagesV1Controller, SmsReadController, TokensController, SessionsController, GuestPageController, WebhooksController, VerifyController, CarriersController, RoutesController, OptOutsController, NumbersController],
       providers: [
         { provide: GatewayConfig, useValue: config },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -77,6 +79,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
         AgentCommands,
         RoutingCommands,
         OptOutCommands,
+        NumberCommands,
         WebhookCommandTopic,
       ],
     };

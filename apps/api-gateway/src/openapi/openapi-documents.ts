@@ -33,7 +33,7 @@ const INFO: Record<ListenerName, { title: string; description: string }> = {
   },
   admin: {
     title: 'Seed Messaging: admin API',
-    description: `Accounts, sub-accounts, API keys, rate limits, webhook settings, carriers and routes, opt-outs: the operator's dashboard, behind \`ADMIN_TOKEN\`. ${COMMON_DESCRIPTION}`,
+    description: `Accounts, sub-accounts, API keys, rate limits, webhook settings, carriers and routes, opt-outs, numbers: the operator's dashboard, behind \`ADMIN_TOKEN\`. ${COMMON_DESCRIPTION}`,
   },
 };
 
@@ -48,6 +48,7 @@ const TAGS: Record<string, string> = {
   Webhooks: "Delivery-status webhooks: an account's default callback URL, signing secret and dead letters.",
   'Carriers and routes': 'The SMPP carriers messages are sent through, and the ordered routing table that picks one for each message. Applied by every sms-batch replica within 5 seconds.',
   'Opt-outs': "Recipients who asked a sub-account to stop messaging them: none of the sub-account's messages to them is sent.",
+  Numbers: 'Long numbers and short codes: the sub-account that receives the inbound SMS sent to each, where they are posted, and the answer to HELP.',
 };
 
 /**
