@@ -67,6 +67,11 @@ const SEMANTIC_RULES: Record<Listener, Record<string, readonly SchemathesisCheck
     // for a new carrier); a route's countries must have a numbering plan and name each carrier once.
     putCarrier: ['positive_data_acceptance'],
     putRoute: ['positive_data_acceptance'],
+    // An MSISDN or number must be one of the numbering plan; a number's sub-account must be its account's.
+    putOptOut: ['positive_data_acceptance'],
+    getOptOut: ['positive_data_acceptance'],
+    removeOptOut: ['positive_data_acceptance'],
+    putNumber: ['positive_data_acceptance'],
   },
 };
 

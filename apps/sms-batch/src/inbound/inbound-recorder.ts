@@ -57,7 +57,8 @@ export class InboundRecorder {
     const key = siblingKey(part);
     const streamId = key === null ? inboundMessageStreamId(digest([part.source, part.destination, part.encoding, part.userData])) : inboundGroupStreamId(digest([key]));
     const receivedAt = new Date().toISOString();
-    const addressee = this.addresseeOf(part.destination);
+    // A number assigned a moment ago may not be in this replica's copy yet: look again before deciding it is none of ours.
+    const addressee = this.addresseeOf(part.destination) ?? (await this.numbers.refresh().then(() => this.addresseeOf(part.destination)));
     await this.inTransaction(streamId, async (tx, state) =>
       decideInboundPart({ part, carrierId, receivedAt, umid: randomUUID(), groupId: randomUUID(), addressee, duplicateWindowMs: this.settings.duplicateWindowMs }, state),
     );
