@@ -6,7 +6,8 @@ import { CommandClient } from '../commands/command-client';
 import { ApiError } from '../http/api-error';
 import { SubAccountParam } from '../openapi/path-params.openapi';
 import { ApiKeyProtected } from '../openapi/protected-by.openapi';
-import { INBOUND_LIMIT, InboundListDocs } from './inbound-read.openapi';
+import { inboundListParameters } from './inbound-list.parameters';
+import { InboundListDocs } from './inbound-read.openapi';
 import { readMessage, UUID } from './message-read';
 import { BatchReadDocs, MessageReadDocs } from './sms-read.openapi';
 
@@ -42,28 +43,8 @@ export class SmsReadController {
   /** The sub-account's inbound SMS, newest first (its numbers' messages). */
   @Get('inbound')
   @InboundListDocs()
-  async inbound(
-    @Param('subAccountId') subAccountId: string,
-    @Req() req: AuthenticatedRequest,
-    @Query('since') since?: string,
-    @Query('before') before?: string,
-    @Query('limit') limit?: string,
-  ): Promise<InboundPage> {
-    // Instants before 1970 find nothing anyway, and keep years PostgreSQL refuses (0000) out of the query.
-    if (since !== undefined && (!ISO_INSTANT.test(since) || !(Date.parse(since) >= 0))) throw ApiError.badRequest('since must be an ISO 8601 date-time');
-    if (before !== undefined && !CURSOR.test(before)) throw ApiError.badRequest('before must be the next of a previous page');
-    const size = limit === undefined ? INBOUND_LIMIT.default : Number(limit);
-    if (!Number.isInteger(size) || size < INBOUND_LIMIT.min || size > INBOUND_LIMIT.max) throw ApiError.badRequest(`limit must be a whole number from ${INBOUND_LIMIT.min} to ${INBOUND_LIMIT.max}`);
-    return this.commands.send<InboundPage, ListInboundQuery['data']>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'ListInbound', {
-      accountId: req.accountId,
-      subAccountId,
-      since: since === undefined ? null : new Date(since).toISOString(),
-      before: before ?? null,
-      limit: size,
-    });
+  async inbound(@Param('subAccountId') subAccountId: string, @Req() req: AuthenticatedRequest, @Query() query: unknown): Promise<InboundPage> {
+    const parameters = inboundListParameters(query);
+    return this.commands.send<InboundPage, ListInboundQuery['data']>(SMS_BATCH_COMMAND_TOPIC, subAccountId, 'ListInbound', { accountId: req.accountId, subAccountId, ...parameters });
   }
 }
-
-/** A log position: within PostgreSQL's bigint. */
-const CURSOR = /^[0-9]{1,18}$/;
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
