@@ -30,7 +30,7 @@ const received = async (): Promise<InboundMessageReceivedV1[]> =>
 beforeAll(async () => {
   ds = await openTestDataSource(4);
   await migrateSmsBatchSchema(ds, schema);
-  await store.append(ds.manager, [{ streamId: NUMBERS_STREAM, expectedVersion: 0, events: [{ type: 'NumberAssigned', schemaVersion: 1, data: { number: NUMBER, accountId: 'acme', subAccountId: 'acme_hq', inboundWebhookUrl: null, helpText: null, assignedAt: new Date().toISOString() } }] }], {
+  await store.append(ds.manager, [{ streamId: NUMBERS_STREAM, expectedVersion: 0, events: [{ type: 'NumberAssigned', schemaVersion: 1, data: { number: NUMBER, accountId: 'acme', subAccountId: 'acme_hq', inboundWebhookUrl: null, helpText: 'ACME parcels: reply STOP to end', assignedAt: new Date().toISOString() } }] }], {
     correlationId: 'setup',
     causationId: null,
     occurredAt: new Date().toISOString(),
@@ -57,6 +57,17 @@ describe('InboundRecorder', () => {
     expect(optOut.map((e) => e.type)).toEqual(['RecipientOptedOut']);
     await recorder.record('default', text('START'));
     expect((await store.readStream(ds.manager, optOutStreamId('acme_hq', HANDSET))).map((e) => e.type)).toEqual(['RecipientOptedOut', 'RecipientOptedIn']);
+  });
+
+  it('answers HELP with the number’s help text, from the number, as a batch of one of its sub-account, once', async () => {
+    const from = wire({ source_addr: '447911123456', data_coding: 0, short_message: { message: 'help' } });
+    await recorder.record('default', from);
+    await recorder.record('default', from); // a resend: no second answer
+    const queued = (await ds.query(`SELECT data FROM "${schema}".events WHERE type = 'MessageQueued'`)) as { data: { destination: string; source: string; text: string; subAccountId: string } }[];
+    expect(queued.map((r) => r.data)).toEqual([expect.objectContaining({ destination: '447911123456', source: NUMBER, text: 'ACME parcels: reply STOP to end', subAccountId: 'acme_hq' })]);
+    const [help] = (await received()).filter((m) => m.keyword === 'help');
+    const batches = (await ds.query(`SELECT data FROM "${schema}".events WHERE type = 'BatchSubmitted'`)) as { data: { clientBatchId: string } }[];
+    expect(batches.map((b) => b.data.clientBatchId)).toEqual([`help-${help?.umid}`]);
   });
 
   it('joins a 3-part UCS-2 message with an emoji split across parts, out of order, repeated and racing, into one message', async () => {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { ConcurrencyError, quoteSchema, type AppendToStream, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
 import type { SubscriptionRegistry } from '@seed/platform-nest';
-import { inboundGroupStreamId, inboundMessageStreamId, optOutStreamId, type InboundMessageReceivedV1 } from '@seed/sms-batch-contracts';
+import { inboundGroupStreamId, inboundMessageStreamId, optOutStreamId, type InboundMessageReceivedV1, type NumberAssignedV1 } from '@seed/sms-batch-contracts';
 import {
   decideInboundExpiry,
   decideInboundPart,
@@ -21,6 +21,7 @@ import {
   type InboundStreamState,
 } from '@seed/sms-batch-domain';
 import type { StoredNumbers } from '../numbers/stored-numbers';
+import { helpReplyAppends } from './help-reply';
 
 export interface InboundSettings {
   /** A part equal to one recorded this recently is the carrier's resend (its deliver_sm_resp was lost). */
@@ -33,8 +34,8 @@ const MAX_CONFLICT_RETRIES = 5;
 
 /**
  * Records inbound SMS before the carrier is answered: the part into its stream (a single part's
- * own, or its reference's), the whole message when it is complete, and a STOP or START as the
- * recipient's opt-out or opt-in, all in one transaction. A part on another session or replica may
+ * own, or its reference's), the whole message when it is complete, a STOP or START as the
+ * recipient's opt-out or opt-in, and a HELP's answer, all in one transaction. A part on another session or replica may
  * race for the same stream: the append at the version read retries. The caller acknowledges only
  * when this resolves, so a crash before the commit makes the carrier send it again.
  */
@@ -90,7 +91,11 @@ export class InboundRecorder {
           const state = stored.reduce(evolveInbound, EMPTY_INBOUND_STREAM);
           const events = await decide(tx, state);
           const message = events.find((e) => e.type === 'InboundMessageReceived')?.data as InboundMessageReceivedV1 | undefined;
-          const appends: AppendToStream[] = [{ streamId, expectedVersion: stored.length, events }, ...(message ? await this.optOutAppends(tx, message) : [])];
+          const appends: AppendToStream[] = [
+            { streamId, expectedVersion: stored.length, events },
+            ...(message ? await this.optOutAppends(tx, message) : []),
+            ...(message ? helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null) : []),
+          ];
           if (events.length > 0) {
             await this.store.append(tx, appends, { correlationId: message?.umid ?? streamId, causationId: null, traceparent: null, occurredAt: new Date().toISOString() });
           }
@@ -127,8 +132,13 @@ export class InboundRecorder {
     }
   }
 
+  /** The number as assigned: E.164 digits as the carrier wrote them, or once normalised (a national form). */
+  private numberFor(destination: string): NumberAssignedV1 | undefined {
+    return this.numbers.numberOf(destination) ?? this.numbers.numberOf(normalizeMsisdn(destination) ?? destination);
+  }
+
   private addresseeOf(destination: string): InboundAddressee | null {
-    const number = this.numbers.numberOf(normalizeMsisdn(destination) ?? destination) ?? this.numbers.numberOf(destination);
+    const number = this.numberFor(destination);
     return number ? { accountId: number.accountId, subAccountId: number.subAccountId, inboundWebhookUrl: number.inboundWebhookUrl } : null;
   }
 }
