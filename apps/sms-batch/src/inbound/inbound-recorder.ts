@@ -22,6 +22,7 @@ import {
 } from '@seed/sms-batch-domain';
 import type { StoredNumbers } from '../numbers/stored-numbers';
 import { helpReplyAppends } from './help-reply';
+import { countInbound } from './inbound.metrics';
 
 export interface InboundSettings {
   /** A part equal to one recorded this recently is the carrier's resend (its deliver_sm_resp was lost). */
@@ -60,18 +61,20 @@ export class InboundRecorder {
     const receivedAt = new Date().toISOString();
     // A number assigned a moment ago may not be in this replica's copy yet: look again before deciding it is none of ours.
     const addressee = this.addresseeOf(part.destination) ?? (await this.numbers.refresh().then(() => this.addresseeOf(part.destination)));
-    await this.inTransaction(streamId, async (tx, state) =>
+    const events = await this.inTransaction(streamId, async (tx, state) =>
       decideInboundPart({ part, carrierId, receivedAt, umid: randomUUID(), groupId: randomUUID(), addressee, duplicateWindowMs: this.settings.duplicateWindowMs }, state),
     );
+    countInbound(events);
   }
 
   /** Delivers the parts of a stream that waited past `maxWaitMs`, marked incomplete. */
   async expire(streamId: string): Promise<void> {
-    await this.inTransaction(streamId, async (_tx, state) => {
+    const events = await this.inTransaction(streamId, async (_tx, state) => {
       const first = state.open?.parts[0];
       const addressee = first ? this.addresseeOf(first.part.destination) : null;
       return decideInboundExpiry({ at: new Date().toISOString(), umid: randomUUID(), addressee, maxWaitMs: this.settings.maxWaitMs }, state);
     });
+    if (events.length > 0) countInbound(events);
   }
 
   /** Streams whose first part is older than `maxWaitMs`, oldest first. */
@@ -83,10 +86,11 @@ export class InboundRecorder {
     return rows.map((r) => r.stream_id);
   }
 
-  private async inTransaction(streamId: string, decide: (tx: SqlExecutor, state: InboundStreamState) => Promise<InboundEvent[]>): Promise<void> {
+  /** Decides on the stream as stored and appends what was decided; returns the stream's events decided. */
+  private async inTransaction(streamId: string, decide: (tx: SqlExecutor, state: InboundStreamState) => Promise<InboundEvent[]>): Promise<InboundEvent[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const types = await this.dataSource.transaction(async (tx) => {
+        const decided = await this.dataSource.transaction(async (tx) => {
           const stored = await this.store.readStream(tx, streamId);
           const state = stored.reduce(evolveInbound, EMPTY_INBOUND_STREAM);
           const events = await decide(tx, state);
@@ -100,10 +104,10 @@ export class InboundRecorder {
             await this.store.append(tx, appends, { correlationId: message?.umid ?? streamId, causationId: null, traceparent: null, occurredAt: new Date().toISOString() });
           }
           await this.trackOpenGroup(tx, streamId, state, events);
-          return appends.flatMap((a) => a.events.map((e) => e.type));
+          return { events, types: appends.flatMap((a) => a.events.map((e) => e.type)) };
         });
-        this.subscriptions.wakeFor(types);
-        return;
+        this.subscriptions.wakeFor(decided.types);
+        return decided.events;
       } catch (error) {
         if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
         throw error;
