@@ -1,6 +1,7 @@
 import { eventually, startStack, type RunningStack } from '@seed/platform-testing';
 import { request, sendBatch, ukMobile, type Account } from './support/http';
 import { messageInState } from './support/sms-read';
+import { generate } from './support/verify';
 import { smsc } from './support/smsc';
 import { useStarted } from './support/stack';
 import { setDefaultUrl } from './support/webhook-admin';
@@ -110,5 +111,19 @@ describe('two-way SMS', () => {
     const sent = await sendBatch(stack, account, { messages: [{ destination: `+${handset}`, text: 'Your parcel arrives tomorrow' }], includeMessagesInResponse: true });
     await messageInState(stack, account, sent.messages?.[0]?.umid as string, 'delivered');
     expect((await smsc(stack.smscUrl).only(handset)).text).toBe('Your parcel arrives tomorrow');
+  });
+
+  it('an operator’s opt-out keeps single sends and Verify codes from the recipient too', async () => {
+    const handset = ukMobile(64_005);
+    const optOut = await request(`${stack.adminUrl}/admin/v1/accounts/${account.accountId}/sub-accounts/${account.subAccountId}/opt-outs/${handset}`, { method: 'PUT', token: stack.adminToken });
+    expect(optOut.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const single = await request(`${stack.messagingUrl}/api/v1/subaccounts/${account.subAccountId}/messages`, { token: account.apiKey, body: { destination: `+${handset}`, text: 'One message' } });
+    expect(single.status).toBe(200);
+    const { umid } = (await single.json()) as { umid: string };
+    expect((await messageInState(stack, account, umid, 'undelivered')).status).toMatchObject({ errorCode: 'OPTED_OUT' });
+    await generate(stack, account, { destination: handset });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await smsc(stack.smscUrl).messages(handset)).toEqual([]);
   });
 });
