@@ -6,12 +6,15 @@ import {
   RejectionDescription,
   SMS_BATCH_EVENT_TOPIC,
   type CarrierReceipt,
+  type InboundMessageReceivedV1,
+  type InboundPartReceivedV1,
   type MessageDeliveredV1,
   type MessageQueuedV1,
   type MessageRef,
   type MessageRoutedV1,
   type MessageUndeliveredV1,
   type ReceiptRecordedV1,
+  type RecipientOptedOutV1,
   type SubmitBatchData,
 } from '@seed/sms-batch-contracts';
 import { decideSubmitBatch, initialBatchState, type DecidedBatch } from './batch-submission.decider';
@@ -26,13 +29,15 @@ import {
   type RoutingDecision,
 } from './message-lifecycle.decider';
 import { CONFIG_TYPES, documentedConfigEvents, variedConfigEvents } from './routing/routing-config.published.test-helpers';
+import { documentedTwoWayEvents, INBOUND_TYPES, NUMBER_TYPES, OPT_OUT_TYPES, variedTwoWayEvents } from './inbound-opt-outs-numbers.published.test-helpers';
 
 /*
  * docs/asyncapi.json and docs/events.md are what outside subscribers code against. This spec keeps
  * them in step with the code: the topic constant, the event types and versions the real deciders
  * produce (decideSubmitBatch for a batch, decideMessage for what happens to a message after it was
- * queued, decideRoutingConfig for carriers and routes), every data field they write, the envelope
- * type, and the documented examples.
+ * queued, decideRoutingConfig for carriers and routes, decideInboundPart / decideInboundExpiry,
+ * decideOptOut and decideNumbers for inbound SMS, opt-outs and numbers), every data field they
+ * write, the envelope type, and the documented examples.
  */
 
 const asyncApi = new AsyncApiDocument();
@@ -123,7 +128,8 @@ const batchEvents = [...published(decide(VARIED)), ...published(decide(variedWit
 
 const BATCH_TYPES = ['BatchSubmitted', 'MessageQueued', 'MessageRejected'];
 const LIFECYCLE_TYPES = ['MessageRouted', 'MessageSent', 'MessageDelivered', 'MessageUndelivered', 'ReceiptRecorded'];
-const ALL_TYPES = [...BATCH_TYPES, ...LIFECYCLE_TYPES, ...CONFIG_TYPES];
+const TWO_WAY_TYPES = [...INBOUND_TYPES, ...OPT_OUT_TYPES, ...NUMBER_TYPES];
+const ALL_TYPES = [...BATCH_TYPES, ...LIFECYCLE_TYPES, ...CONFIG_TYPES, ...TWO_WAY_TYPES];
 /** Fields a decider writes only sometimes, by type: absent in events written before routing existed. */
 const OPTIONAL_FIELDS: Record<string, string[]> = { MessageSent: ['carrierId'] };
 const LATER = '2030-01-15T10:00:05.000Z';
@@ -217,7 +223,7 @@ const MULTIPART: SubmitBatchData = {
 };
 const multipartEvents = published(decide(MULTIPART, [uuid(101), uuid(102)]));
 const lifecycleEvents = [...batchEvents, ...multipartEvents].filter((e) => e.type === 'MessageQueued').flatMap(everyOutcomeOf);
-const realEvents: PublishedEvent[] = [...batchEvents, ...lifecycleEvents, ...variedConfigEvents()];
+const realEvents: PublishedEvent[] = [...batchEvents, ...lifecycleEvents, ...variedConfigEvents(), ...variedTwoWayEvents()];
 const eventTypes = sorted(new Set(realEvents.map((e) => e.type)));
 const dataOf = <T>(type: string): T[] => realEvents.filter((e) => e.type === type).map((e) => e.data as T);
 
@@ -372,6 +378,9 @@ describe('docs/asyncapi.json matches the code', () => {
     expectNullAndValueSeen(dataOf('MessageRouted'), ['routeId', 'price', 'detail']);
     expectNullAndValueSeen(dataOf('CarrierConfigured'), ['maxPerSecond', 'systemType']);
     expectNullAndValueSeen(dataOf('RouteConfigured'), ['price']);
+    expectNullAndValueSeen(dataOf('InboundMessageReceived'), ['accountId', 'subAccountId', 'keyword', 'inboundWebhookUrl']);
+    expectNullAndValueSeen([...dataOf('RecipientOptedOut'), ...dataOf('RecipientOptedIn')] as Record<string, unknown>[], ['keyword']);
+    expectNullAndValueSeen(dataOf('NumberAssigned'), ['inboundWebhookUrl', 'helpText']);
     const receipts = [
       ...dataOf<MessageDeliveredV1>('MessageDelivered').flatMap((d) => d.receipts),
       ...dataOf<MessageUndeliveredV1>('MessageUndelivered').flatMap((d) => (d.receipt ? [d.receipt] : [])),
@@ -427,6 +436,30 @@ describe('docs/asyncapi.json matches the code', () => {
     expect(sorted(enumOf('MessageUndelivered', 'reason') as string[])).toEqual(sorted(new Set(dataOf<MessageUndeliveredV1>('MessageUndelivered').map((d) => d.reason))));
     expect(sorted(enumOf('ReceiptRecorded', 'note') as string[])).toEqual(sorted(new Set(dataOf<ReceiptRecordedV1>('ReceiptRecorded').map((d) => d.note))));
     expect(sorted(enumOf('MessageRouted', 'outcome') as string[])).toEqual(sorted(new Set(dataOf<MessageRoutedV1>('MessageRouted').map((d) => d.outcome))));
+  });
+
+  it('lists the inbound encodings, keywords and concatenation schemes and the opt-out sources the deciders write, no more', () => {
+    const at = (schema: Schema, ...names: string[]): Schema => names.reduce((s, name) => deref(propertiesOf(s)[name] as Schema), schema);
+    const seen = (values: unknown[]): unknown[] => [...new Set(values)].sort();
+    const enumSeen = (schema: Schema, values: unknown[]) => expect(seen(schema['enum'] as unknown[])).toEqual(seen(values));
+    const messages = dataOf<InboundMessageReceivedV1>('InboundMessageReceived');
+    const parts = dataOf<InboundPartReceivedV1>('InboundPartReceived').map((d) => d.part);
+    enumSeen(at(dataSchemaOf('InboundMessageReceived'), 'encoding'), messages.map((d) => d.encoding));
+    // A message's encoding is its first part's.
+    enumSeen(at(dataSchemaOf('InboundPartReceived'), 'part', 'encoding'), messages.map((d) => d.encoding));
+    enumSeen(at(dataSchemaOf('InboundMessageReceived'), 'keyword'), messages.map((d) => d.keyword));
+    enumSeen(at(dataSchemaOf('InboundPartReceived'), 'part', 'concatenation', 'scheme'), parts.map((p) => p.concatenation?.scheme));
+    for (const type of OPT_OUT_TYPES) enumSeen(at(dataSchemaOf(type), 'source'), dataOf<RecipientOptedOutV1>(type).map((d) => d.source));
+    expect(seen(messages.map((d) => d.incomplete))).toEqual([false, true]);
+    expect(messages.some((d) => d.smsCount > 1)).toBe(true);
+    // A single part is recorded as its message at once: a kept part always belongs to a concatenated message.
+    expect(parts.every((p) => p.concatenation !== null)).toBe(true);
+    const kept = realEvents.find((e) => e.type === 'InboundPartReceived') as PublishedEvent;
+    const keptData = kept.data as InboundPartReceivedV1;
+    expect(problems(payloadOf('InboundPartReceived'), { ...kept, data: { ...keptData, part: { ...keptData.part, concatenation: null } } })).toHaveLength(1);
+    const message = realEvents.find((e) => e.type === 'InboundMessageReceived') as PublishedEvent;
+    expect(problems(payloadOf('InboundMessageReceived'), { ...message, data: { ...(message.data as object), keyword: 'STOP' } })).toHaveLength(1);
+    expect(problems(payloadOf('InboundMessageReceived'), { ...message, streamId: 'inbound-1' })).toHaveLength(1);
   });
 
   it('lists the encodings and the contract rejection descriptions of the code', () => {
@@ -500,6 +533,19 @@ describe('the documented examples are what the code produces', () => {
     expect(JSON.stringify(documented)).not.toContain('sealed');
   });
 
+  it.each(TWO_WAY_TYPES)('%s: every AsyncAPI example is the documented numbers, inbound and opt-out sequence as published', (type) => {
+    const documented = documentedTwoWayEvents();
+    const examples = examplesOf(type);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const { headers, payload } of examples) {
+      const real = documented.find((e) => e.streamId === payload.streamId && e.streamPosition === payload.streamPosition);
+      expect(real?.type).toBe(type);
+      expect(payload).toEqual(real);
+      expect(problems(payloadOf(type), payload)).toEqual([]);
+      expectHeadersOf(type, headers, payload);
+    }
+  });
+
   it('docs/events.md gives the detail texts and error messages the decider writes', () => {
     const undelivered = dataOf<MessageUndeliveredV1>('MessageUndelivered');
     const expired = undelivered.find((d) => d.reason === 'expired');
@@ -514,6 +560,13 @@ describe('the documented examples are what the code produces', () => {
     for (const [stat, message] of Object.entries(FAILURE_STAT_MESSAGES)) expect(eventsMd).toContain(`| \`${stat}\` | \`${message}\` |`);
     const statsThatEnd = new Set(undelivered.filter((d) => d.reason === 'receipt').map((d) => d.detail));
     expect([...statsThatEnd].every((stat) => stat in FAILURE_STAT_MESSAGES)).toBe(true);
+  });
+
+  it('docs/events.md shows the inbound_message_received webhook body of the InboundMessageReceived example', () => {
+    const { umid, subAccountId, source, destination, body, encoding, smsCount, incomplete, receivedAt } = examplesOf('InboundMessageReceived')[0]?.payload.data as InboundMessageReceivedV1;
+    const blocks = [...eventsMd.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string) as Record<string, unknown>);
+    const webhook = blocks.find((b) => b['eventType'] === 'inbound_message_received');
+    expect(webhook?.['payload']).toEqual({ umid, subAccountId, source, destination, body, encoding, smsCount, timestamp: receivedAt, incomplete });
   });
 
   it('the JSON event examples in docs/events.md are the AsyncAPI examples', () => {
