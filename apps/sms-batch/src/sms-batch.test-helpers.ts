@@ -1,11 +1,19 @@
 import type { DataSource } from 'typeorm';
-import { eventStoreSchema, runMigrations } from '@seed/platform-event-store';
+import type { Logger } from 'pino';
+import { CommandPipeline, eventStoreSchema, ProcessedMessages, runMigrations, type EventStore } from '@seed/platform-event-store';
+import { SubscriptionRegistry } from '@seed/platform-nest';
 import type { SmsBatchItem, SubmitBatchData } from '@seed/sms-batch-contracts';
 import { smsBatchService } from './sms-batch.service';
 
 /** The schema sms-batch migrates at boot: event store, read models, clientBatchId reservations. */
 export async function migrateSmsBatchSchema(dataSource: DataSource, schema: string): Promise<void> {
   await runMigrations(dataSource, schema, [...eventStoreSchema, ...smsBatchService.migrations]);
+}
+
+/** The command pipeline as the service builds it (PlatformModule), for handlers tested on their own. */
+export function pipelineOf(dataSource: DataSource, store: EventStore, schema: string, logger: Logger): CommandPipeline {
+  const subscriptions = new SubscriptionRegistry(dataSource, store, logger);
+  return new CommandPipeline(dataSource, store, new ProcessedMessages(schema), (types) => subscriptions.wakeFor(types));
 }
 
 /** A batch with queued and rejected messages of every kind the read models keep apart. */

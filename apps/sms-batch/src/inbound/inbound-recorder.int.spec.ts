@@ -1,11 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { PDU } from 'smpp/lib/pdu';
 import { EventStore } from '@seed/platform-event-store';
-import { SubscriptionRegistry } from '@seed/platform-nest';
 import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import { NUMBERS_STREAM, optOutStreamId, type InboundMessageReceivedV1 } from '@seed/sms-batch-contracts';
 import { StoredNumbers } from '../numbers/stored-numbers';
-import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
+import { migrateSmsBatchSchema, pipelineOf } from '../sms-batch.test-helpers';
 import { InboundRecorder } from './inbound-recorder';
 
 const schema = uniqueName('it_inbound');
@@ -38,7 +37,7 @@ beforeAll(async () => {
   const logger = testLogger();
   numbers = new StoredNumbers(ds.manager, store, logger);
   await numbers.refresh();
-  recorder = new InboundRecorder(ds, store, numbers, new SubscriptionRegistry(ds, store, logger), logger, { duplicateWindowMs: 60_000, maxWaitMs: 1 });
+  recorder = new InboundRecorder(ds, store, numbers, pipelineOf(ds, store, schema, logger), logger, { duplicateWindowMs: 60_000, maxWaitMs: 1 });
 });
 
 afterAll(async () => {

@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { ConcurrencyError, quoteSchema, type AppendToStream, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
-import type { SubscriptionRegistry } from '@seed/platform-nest';
+import { quoteSchema, type AppendToStream, type CommandPipeline, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
 import { inboundGroupStreamId, inboundMessageStreamId, optOutStreamId, type InboundMessageReceivedV1, type NumberAssignedV1 } from '@seed/sms-batch-contracts';
 import {
   decideInboundExpiry,
@@ -36,9 +35,9 @@ const MAX_CONFLICT_RETRIES = 5;
 /**
  * Records inbound SMS before the carrier is answered: the part into its stream (a single part's
  * own, or its reference's), the whole message when it is complete, a STOP or START as the
- * recipient's opt-out or opt-in, and a HELP's answer, all in one transaction. A part on another session or replica may
- * race for the same stream: the append at the version read retries. The caller acknowledges only
- * when this resolves, so a crash before the commit makes the carrier send it again.
+ * recipient's opt-out or opt-in, and a HELP's answer, all in one transaction. A part on another
+ * session or replica may race for the same stream: the append at the version read is tried again.
+ * The caller acknowledges only when this resolves, so a crash before the commit makes the carrier send it again.
  */
 export class InboundRecorder {
   private readonly openGroups: string;
@@ -47,7 +46,7 @@ export class InboundRecorder {
     private readonly dataSource: DataSource,
     private readonly store: EventStore,
     private readonly numbers: StoredNumbers,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     private readonly logger: Logger,
     private readonly settings: InboundSettings,
   ) {
@@ -86,33 +85,26 @@ export class InboundRecorder {
     return rows.map((r) => r.stream_id);
   }
 
-  /** Decides on the stream as stored and appends what was decided; returns the stream's events decided. */
+  /**
+   * Decides on the stream as stored and appends what was decided, with the opt-out and the HELP's
+   * answer it implies, in the command pipeline (no processed record: a copy decides nothing).
+   * Returns the stream's events decided.
+   */
   private async inTransaction(streamId: string, decide: (tx: SqlExecutor, state: InboundStreamState) => Promise<InboundEvent[]>): Promise<InboundEvent[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const decided = await this.dataSource.transaction(async (tx) => {
-          const stored = await this.store.readStream(tx, streamId);
-          const state = stored.reduce(evolveInbound, EMPTY_INBOUND_STREAM);
-          const events = await decide(tx, state);
-          const message = events.find((e) => e.type === 'InboundMessageReceived')?.data as InboundMessageReceivedV1 | undefined;
-          const appends: AppendToStream[] = [
-            { streamId, expectedVersion: stored.length, events },
-            ...(message ? await this.optOutAppends(tx, message) : []),
-            ...(message ? helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null) : []),
-          ];
-          if (events.length > 0) {
-            await this.store.append(tx, appends, { correlationId: message?.umid ?? streamId, causationId: null, traceparent: null, occurredAt: new Date().toISOString() });
-          }
-          await this.trackOpenGroup(tx, streamId, state, events);
-          return { events, types: appends.flatMap((a) => a.events.map((e) => e.type)) };
-        });
-        this.subscriptions.wakeFor(decided.types);
-        return decided.events;
-      } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
-        throw error;
-      }
-    }
+    const metadata = { correlationId: streamId, causationId: null, traceparent: null, occurredAt: new Date().toISOString() };
+    return this.pipeline.run({ consumer: 'inbound', commandId: null, metadata, attempts: MAX_CONFLICT_RETRIES }, async (tx) => {
+      const stored = await this.store.readStream(tx, streamId);
+      const state = stored.reduce(evolveInbound, EMPTY_INBOUND_STREAM);
+      const events = await decide(tx, state);
+      const message = events.find((e) => e.type === 'InboundMessageReceived')?.data as InboundMessageReceivedV1 | undefined;
+      await this.trackOpenGroup(tx, streamId, state, events);
+      const appends: AppendToStream[] = [
+        { streamId, expectedVersion: stored.length, events },
+        ...(message ? await this.optOutAppends(tx, message) : []),
+        ...(message ? helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null) : []),
+      ];
+      return { appends, result: events };
+    });
   }
 
   /** STOP-family and START-family texts to a number of ours change the sender's opt-out of its sub-account. */

@@ -3,28 +3,25 @@ import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { ApiErrorCode, type CommandMessage, type CommandReply } from '@seed/contracts';
-import { ConcurrencyError, EventStore, ProcessedMessages, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, EventStore } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { LOGGER, SubscriptionRegistry } from '@seed/platform-nest';
+import { LOGGER } from '@seed/platform-nest';
 import { NUMBERS_STREAM, type GetNumberQuery, type ListNumbersQuery, type NumberView, type PutNumberCommand, type RemoveNumberCommand } from '@seed/sms-batch-contracts';
 import { decideNumbers, evolveNumbers, NumbersError, type NumbersCommand, type NumbersState } from '@seed/sms-batch-domain';
 import { readNumbers } from './read-numbers';
 
 const CONSUMER = 'numbers';
-const MAX_CONFLICT_RETRIES = 3;
 
 /**
- * The admin API's numbers: read the `numbers` stream, decide, append at the version read with the
- * processed-command record (again on a concurrent append), so a redelivered command gets its
- * first answer. The gateway checked the sub-account's account and the webhook URL.
+ * The admin API's numbers, each command in the command pipeline: the `numbers` stream read and
+ * folded, decided, appended at the version read with the processed-command record. The gateway checked the sub-account's account and the webhook URL.
  */
 @Controller()
 export class NumbersHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly store: EventStore,
-    private readonly processed: ProcessedMessages,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -53,38 +50,21 @@ export class NumbersHandler {
     return { ok: true, result: { numbers } };
   }
 
+  /** The `numbers` stream read and folded, the command decided and appended, in the command pipeline; a refusal is its answer. */
   private async decide<T>(command: CommandMessage<unknown>, context: CommandContext, decided: NumbersCommand, answer: (state: NumbersState) => T): Promise<CommandReply<T>> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { result, types } = await this.dataSource.transaction((tx) => this.decideOnce(tx, command, context, decided, answer));
-        this.subscriptions.wakeFor(types);
-        return { ok: true, result };
-      } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
-        if (error instanceof NumbersError) {
-          const status = error.code === 'unknown' ? 404 : 400;
-          return { ok: false, failure: { status, code: error.code === 'unknown' ? ApiErrorCode.NotFound : ApiErrorCode.InvalidParameter, message: error.message } };
-        }
-        throw error;
-      }
-    }
-  }
-
-  private async decideOnce<T>(tx: SqlExecutor, command: CommandMessage<unknown>, context: CommandContext, decided: NumbersCommand, answer: (state: NumbersState) => T): Promise<{ result: T; types: string[] }> {
-    const done = await this.processed.find<T>(tx, CONSUMER, command.commandId);
-    if (done) return { result: done.result, types: [] };
-    const read = await readNumbers(tx, this.store);
     const now = new Date().toISOString();
-    const events = decideNumbers(decided, read.state, now);
-    const appended = await this.store.append(tx, [{ streamId: NUMBERS_STREAM, expectedVersion: read.version, events }], {
-      correlationId: context.correlationId,
-      causationId: command.commandId,
-      traceparent: context.traceparent,
-      occurredAt: now,
-    });
-    const result = answer(appended.reduce(evolveNumbers, read.state));
-    await this.processed.record(tx, CONSUMER, command.commandId, result);
-    if (events.length > 0) this.logger.info({ command: decided.type, version: read.version + events.length }, 'numbers changed');
-    return { result, types: events.map((e) => e.type) };
+    const metadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now };
+    try {
+      const result = await this.pipeline.run({ consumer: CONSUMER, commandId: command.commandId, metadata }, async (tx) => {
+        const read = await readNumbers(tx, this.store);
+        const events = decideNumbers(decided, read.state, now);
+        if (events.length > 0) this.logger.info({ command: decided.type, version: read.version + events.length }, 'numbers changed');
+        return { appends: [{ streamId: NUMBERS_STREAM, expectedVersion: read.version, events }], result: answer(events.reduce(evolveNumbers, read.state)) };
+      });
+      return { ok: true, result };
+    } catch (error) {
+      if (!(error instanceof NumbersError)) throw error;
+      return { ok: false, failure: { status: error.code === 'unknown' ? 404 : 400, code: error.code === 'unknown' ? ApiErrorCode.NotFound : ApiErrorCode.InvalidParameter, message: error.message } };
+    }
   }
 }

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { CommandMessage, CommandReply } from '@seed/contracts';
-import { EventStore, ProcessedMessages } from '@seed/platform-event-store';
+import { EventStore } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { SubscriptionRegistry } from '@seed/platform-nest';
 import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import { NUMBERS_STREAM, type NumberInput } from '@seed/sms-batch-contracts';
-import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
+import { migrateSmsBatchSchema, pipelineOf } from '../sms-batch.test-helpers';
 import { NumbersHandler } from './numbers.handler';
 
 const schema = uniqueName('it_numbers');
@@ -31,7 +30,7 @@ beforeAll(async () => {
   ds = await openTestDataSource(4);
   await migrateSmsBatchSchema(ds, schema);
   const logger = testLogger();
-  handler = new NumbersHandler(ds, store, new ProcessedMessages(schema), new SubscriptionRegistry(ds, store, logger), logger);
+  handler = new NumbersHandler(ds, store, pipelineOf(ds, store, schema, logger), logger);
 });
 
 afterAll(async () => {

@@ -3,9 +3,9 @@ import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
-import { ConcurrencyError, EventStore, ProcessedMessages, quoteSchema, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, EventStore, quoteSchema } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import {
   optOutStreamId,
   type GetOptOutQuery,
@@ -18,15 +18,14 @@ import {
 import { decideOptOut, evolveOptOut, NO_OPT_OUT, type OptOutChange, type OptOutState } from '@seed/sms-batch-domain';
 
 const CONSUMER = 'opt-outs';
-const MAX_CONFLICT_RETRIES = 3;
 
 /** What an opt-in answers. */
 export type OptedIn = { subAccountId: string; msisdn: string; optedOut: false };
 
 /**
  * Opt-outs of the admin API (and, through the same decider, of recipients' keywords). Each change
- * reads its recipient's stream, decides and appends at the version read with its processed-command
- * record, so a redelivered command gets its first answer. The gateway checked the sub-account's
+ * runs in the command pipeline: its recipient's stream read and folded, decided, appended at the
+ * version read with the processed-command record (a redelivered command gets its first answer). The gateway checked the sub-account's
  * account and normalised the MSISDN.
  */
 @Controller()
@@ -34,8 +33,7 @@ export class OptOutsHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly store: EventStore,
-    private readonly processed: ProcessedMessages,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     private readonly schema: ServiceSchema,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -73,35 +71,17 @@ export class OptOutsHandler {
     return { ok: true, result: { optOuts: page, next: rows.length > limit ? (page[page.length - 1]?.msisdn ?? null) : null } };
   }
 
+  /** The recipient's stream read and folded, the change decided and appended, in the command pipeline. */
   private async change<T>(commandId: string, context: CommandContext, change: OptOutChange, answer: (state: OptOutState) => T): Promise<CommandReply<T>> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { result, types } = await this.dataSource.transaction((tx) => this.changeOnce(tx, commandId, context, change, answer));
-        this.subscriptions.wakeFor(types);
-        return { ok: true, result };
-      } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
-        throw error;
-      }
-    }
-  }
-
-  private async changeOnce<T>(tx: SqlExecutor, commandId: string, context: CommandContext, change: OptOutChange, answer: (state: OptOutState) => T): Promise<{ result: T; types: string[] }> {
-    const done = await this.processed.find<T>(tx, CONSUMER, commandId);
-    if (done) return { result: done.result, types: [] };
     const streamId = optOutStreamId(change.subAccountId, change.msisdn);
-    const stored = await this.store.readStream(tx, streamId);
-    const state = stored.reduce(evolveOptOut, NO_OPT_OUT);
-    const events = decideOptOut(change, state);
-    const appended = await this.store.append(tx, [{ streamId, expectedVersion: stored.length, events }], {
-      correlationId: context.correlationId,
-      causationId: commandId,
-      traceparent: context.traceparent,
-      occurredAt: change.at,
+    const metadata = { correlationId: context.correlationId, causationId: commandId, traceparent: context.traceparent, occurredAt: change.at };
+    const result = await this.pipeline.run({ consumer: CONSUMER, commandId, metadata }, async (tx) => {
+      const stored = await this.store.readStream(tx, streamId);
+      const state = stored.reduce(evolveOptOut, NO_OPT_OUT);
+      const events = decideOptOut(change, state);
+      if (events.length > 0) this.logger.info({ subAccountId: change.subAccountId, change: change.type, source: change.source }, 'opt-out changed');
+      return { appends: [{ streamId, expectedVersion: stored.length, events }], result: answer(events.reduce(evolveOptOut, state)) };
     });
-    const result = answer(appended.reduce(evolveOptOut, state));
-    await this.processed.record(tx, CONSUMER, commandId, result);
-    if (events.length > 0) this.logger.info({ subAccountId: change.subAccountId, change: change.type, source: change.source }, 'opt-out changed');
-    return { result, types: events.map((e) => e.type) };
+    return { ok: true, result };
   }
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { CommandMessage, CommandReply } from '@seed/contracts';
-import { EventStore, EventSubscription, ProcessedMessages } from '@seed/platform-event-store';
+import { EventStore, EventSubscription } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { ServiceSchema } from '@seed/platform-nest';
 import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import type { OptOutSource } from '@seed/sms-batch-contracts';
-import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
+import { migrateSmsBatchSchema, pipelineOf } from '../sms-batch.test-helpers';
 import { OptedOutRecipients } from './opted-out-recipients';
 import { OptOutsHandler } from './opt-outs.handler';
 import { OptOutsProjection } from './opt-outs.projection';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   ds = await openTestDataSource(4);
   await migrateSmsBatchSchema(ds, schema);
   const logger = testLogger();
-  handler = new OptOutsHandler(ds, store, new ProcessedMessages(schema), new SubscriptionRegistry(ds, store, logger), new ServiceSchema(schema), logger);
+  handler = new OptOutsHandler(ds, store, pipelineOf(ds, store, schema, logger), new ServiceSchema(schema), logger);
   follower = new EventSubscription(ds, store, new OptOutsProjection(schema), logger, { batchSize: 100 });
 });
 

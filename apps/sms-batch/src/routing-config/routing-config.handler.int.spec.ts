@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { CommandMessage, CommandReply } from '@seed/contracts';
-import { EventStore, ProcessedMessages } from '@seed/platform-event-store';
+import { EventStore } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { SubscriptionRegistry } from '@seed/platform-nest';
 import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import { isSealed } from '@seed/platform-secrets';
 import { ROUTING_CONFIG_STREAM, type CarrierConfiguredV1, type CarrierInput, type RouteInput } from '@seed/sms-batch-contracts';
-import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
+import { migrateSmsBatchSchema, pipelineOf } from '../sms-batch.test-helpers';
 import { CarrierPasswords } from './carrier-passwords';
 import { readRoutingConfig } from './read-routing-config';
 import { RoutingConfigHandler } from './routing-config.handler';
@@ -61,7 +60,7 @@ beforeAll(async () => {
   ds = await openTestDataSource(4);
   await migrateSmsBatchSchema(ds, schema);
   const logger = testLogger();
-  handler = new RoutingConfigHandler(ds, store, new ProcessedMessages(schema), new SubscriptionRegistry(ds, store, logger), passwords, logger);
+  handler = new RoutingConfigHandler(ds, store, pipelineOf(ds, store, schema, logger), passwords, logger);
 });
 
 afterAll(async () => {

@@ -3,9 +3,9 @@ import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { ApiErrorCode, type CommandMessage, type CommandReply } from '@seed/contracts';
-import { ConcurrencyError, EventStore, ProcessedMessages, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, EventStore } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { LOGGER, SubscriptionRegistry } from '@seed/platform-nest';
+import { LOGGER } from '@seed/platform-nest';
 import {
   ROUTING_CONFIG_STREAM,
   type CarrierInput,
@@ -34,16 +34,14 @@ import { CarrierPasswords, CarrierPasswordsUnavailable } from './carrier-passwor
 import { readRoutingConfig } from './read-routing-config';
 
 const CONSUMER = 'routing-config';
-const MAX_CONFLICT_RETRIES = 3;
 
 /** What a removal answers: the id that is gone. */
 export type RemovedCarrier = { carrierId: string };
 export type RemovedRoute = { routeId: string };
 
 /**
- * The admin API's carriers and routes. Each command reads the one `routing-config` stream, folds
- * it, decides and appends at the version it read (again on a concurrent append), in one
- * transaction with its processed-command record, so a redelivered command gets its first answer.
+ * The admin API's carriers and routes. Each command runs in the command pipeline on the one
+ * `routing-config` stream, so a redelivered command gets its first answer.
  * Passwords are sealed before the decider sees them; answers never carry them.
  */
 @Controller()
@@ -51,8 +49,7 @@ export class RoutingConfigHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly store: EventStore,
-    private readonly processed: ProcessedMessages,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     private readonly passwords: CarrierPasswords,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -94,8 +91,9 @@ export class RoutingConfigHandler {
   }
 
   /**
-   * 1. Read the stream and fold it; 2. decide; 3. append at the version read, with the processed
-   * record; again (up to 3 times) when another writer came first. A refusal writes nothing.
+   * In the command pipeline: the stream read and folded, the command decided and appended at the
+   * version read with the processed record (again when another writer came first). A refusal
+   * writes nothing and is the answer.
    */
   private async decide<T>(
     command: CommandMessage<unknown>,
@@ -103,44 +101,22 @@ export class RoutingConfigHandler {
     commandOf: (state: RoutingConfigState) => RoutingConfigCommand,
     answer: (state: RoutingConfigState) => T,
   ): Promise<CommandReply<T>> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { result, types } = await this.dataSource.transaction((tx) => this.decideOnce(tx, command, context, commandOf, answer));
-        this.subscriptions.wakeFor(types);
-        return { ok: true, result };
-      } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
-        const refused = refusalOf(error);
-        if (refused) return refused;
-        throw error;
-      }
-    }
-  }
-
-  private async decideOnce<T>(
-    tx: SqlExecutor,
-    command: CommandMessage<unknown>,
-    context: CommandContext,
-    commandOf: (state: RoutingConfigState) => RoutingConfigCommand,
-    answer: (state: RoutingConfigState) => T,
-  ): Promise<{ result: T; types: string[] }> {
-    const done = await this.processed.find<T>(tx, CONSUMER, command.commandId);
-    if (done) return { result: done.result, types: [] };
-    const read = await readRoutingConfig(tx, this.store);
     const now = new Date().toISOString();
-    const decided = commandOf(read.state);
-    const events = decideRoutingConfig(decided, read.state, now);
-    const appended = await this.store.append(tx, [{ streamId: ROUTING_CONFIG_STREAM, expectedVersion: read.version, events }], {
-      correlationId: context.correlationId,
-      causationId: command.commandId,
-      traceparent: context.traceparent,
-      occurredAt: now,
-    });
-    const state = appended.reduce(evolveRoutingConfig, read.state);
-    const result = answer(state);
-    await this.processed.record(tx, CONSUMER, command.commandId, result);
-    if (events.length > 0) this.logger.info({ command: decided.type, id: idOf(decided), version: read.version + events.length }, 'routing table changed');
-    return { result, types: events.map((e) => e.type) };
+    const metadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now };
+    try {
+      const result = await this.pipeline.run({ consumer: CONSUMER, commandId: command.commandId, metadata }, async (tx) => {
+        const read = await readRoutingConfig(tx, this.store);
+        const decided = commandOf(read.state);
+        const events = decideRoutingConfig(decided, read.state, now);
+        if (events.length > 0) this.logger.info({ command: decided.type, id: idOf(decided), version: read.version + events.length }, 'routing table changed');
+        return { appends: [{ streamId: ROUTING_CONFIG_STREAM, expectedVersion: read.version, events }], result: answer(events.reduce(evolveRoutingConfig, read.state)) };
+      });
+      return { ok: true, result };
+    } catch (error) {
+      const refused = refusalOf(error);
+      if (refused) return refused;
+      throw error;
+    }
   }
 
   /**

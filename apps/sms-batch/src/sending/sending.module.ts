@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
-import { EventStore } from '@seed/platform-event-store';
-import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { CommandPipeline, EventStore } from '@seed/platform-event-store';
+import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import { isDeliveryReceipt, parseDeliveryReceipt } from '@seed/sms-batch-domain';
 import { BindSlotsRepository } from '../carrier/bind-slots.repository';
 import { CarrierFleet } from '../carrier/carrier-fleet';
@@ -51,9 +51,9 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         },
         {
           provide: InboundRecorder,
-          inject: [DataSource, EventStore, StoredNumbers, SubscriptionRegistry, LOGGER],
-          useFactory: (dataSource: DataSource, store: EventStore, numbers: StoredNumbers, subscriptions: SubscriptionRegistry, logger: Logger) =>
-            new InboundRecorder(dataSource, store, numbers, subscriptions, logger, { duplicateWindowMs: config.INBOUND_DUPLICATE_WINDOW_MS, maxWaitMs: config.INBOUND_PART_MAX_WAIT_MS }),
+          inject: [DataSource, EventStore, StoredNumbers, CommandPipeline, LOGGER],
+          useFactory: (dataSource: DataSource, store: EventStore, numbers: StoredNumbers, pipeline: CommandPipeline, logger: Logger) =>
+            new InboundRecorder(dataSource, store, numbers, pipeline, logger, { duplicateWindowMs: config.INBOUND_DUPLICATE_WINDOW_MS, maxWaitMs: config.INBOUND_PART_MAX_WAIT_MS }),
         },
         {
           provide: InboundExpiry,

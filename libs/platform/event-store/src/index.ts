@@ -11,3 +11,4 @@ export * from './upcaster';
 export * from './wakeable-pause';
 export * from './claim-bench';
 export * from './combined-statement';
+export * from './command-pipeline';

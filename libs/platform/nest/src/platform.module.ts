@@ -2,7 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { kafkaSecuritySettings, type PlatformConfig } from '@seed/platform-config';
-import { EventStore, PreparedStatementClient, ProcessedMessages } from '@seed/platform-event-store';
+import { DataSource } from 'typeorm';
+import { CommandPipeline, EventStore, PreparedStatementClient, ProcessedMessages } from '@seed/platform-event-store';
 import { KafkaConnection, kafkaSecurity, MessageProducer, parseBrokers } from '@seed/platform-kafka';
 import { withLibpqSslModes } from '@seed/platform-config';
 import { HealthController } from './health.controller';
@@ -70,10 +71,16 @@ export class PlatformModule {
         },
         { provide: MessageProducer, useFactory: (c: KafkaConnection) => new MessageProducer(c), inject: [KafkaConnection] },
         SubscriptionRegistry,
+        {
+          provide: CommandPipeline,
+          inject: [DataSource, EventStore, ProcessedMessages, SubscriptionRegistry],
+          useFactory: (dataSource: DataSource, store: EventStore, processed: ProcessedMessages, subscriptions: SubscriptionRegistry) =>
+            new CommandPipeline(dataSource, store, processed, (types) => subscriptions.wakeFor(types)),
+        },
         ServiceLifecycle,
         PlatformMetrics,
       ],
-      exports: [StartDeadline, LOGGER, SERVICE_DEFINITION, ServiceSchema, EventStore, ProcessedMessages, KafkaConnection, MessageProducer, SubscriptionRegistry],
+      exports: [StartDeadline, LOGGER, SERVICE_DEFINITION, ServiceSchema, EventStore, ProcessedMessages, KafkaConnection, MessageProducer, SubscriptionRegistry, CommandPipeline],
     };
   }
 }

@@ -1,0 +1,60 @@
+import type { DataSource } from 'typeorm';
+import { dropSchema, openTestDataSource, uniqueName } from '@seed/platform-testing';
+import { CommandPipeline } from './command-pipeline';
+import { EventStore } from './event-store';
+import { eventStoreSchema } from './event-store.migrations';
+import { runMigrations } from './migration-runner';
+import { ProcessedMessages } from './processed-messages';
+
+const schema = uniqueName('it_command_pipeline');
+const store = new EventStore(schema);
+let ds: DataSource;
+let pipeline: CommandPipeline;
+const woken: string[][] = [];
+const metadata = { correlationId: 'corr', causationId: null, occurredAt: '2030-01-15T10:00:00.000Z' };
+
+/** A counter as a stream: each command adds one event at the version it read. */
+const increment = (streamId: string, commandId: string | null, beforeAppend: () => Promise<void> = async () => undefined) =>
+  pipeline.run({ consumer: 'counter', commandId, metadata }, async (tx) => {
+    const events = await store.readStream(tx, streamId);
+    await beforeAppend();
+    return { appends: [{ streamId, expectedVersion: events.length, events: [{ type: 'Incremented', schemaVersion: 1, data: {} }] }], result: events.length + 1 };
+  });
+
+beforeAll(async () => {
+  ds = await openTestDataSource(8);
+  await runMigrations(ds, schema, eventStoreSchema);
+  pipeline = new CommandPipeline(ds, store, new ProcessedMessages(schema), (types) => woken.push([...types]));
+});
+
+afterAll(async () => {
+  await dropSchema(ds, schema);
+  await ds.destroy();
+});
+
+describe('CommandPipeline', () => {
+  it('decides, appends and answers; a redelivered command gets its first answer and appends nothing', async () => {
+    expect(await increment('counter-a', 'c-1')).toBe(1);
+    expect(await increment('counter-a', 'c-1')).toBe(1);
+    expect(await store.readStream(ds.manager, 'counter-a')).toHaveLength(1);
+    expect(woken).toEqual([['Incremented']]);
+  });
+
+  it('decides again on fresh reads when another writer appended first', async () => {
+    let raced = false;
+    const answer = await increment('counter-b', 'c-2', async () => {
+      if (raced) return;
+      raced = true;
+      await increment('counter-b', 'c-3'); // commits between this command's read and its append
+    });
+    expect(answer).toBe(2);
+    expect(await store.readStream(ds.manager, 'counter-b')).toHaveLength(2);
+  });
+
+  it('rolls everything back on a refusal, and keeps no record without a command id', async () => {
+    await expect(pipeline.run({ consumer: 'counter', commandId: 'c-4', metadata }, async () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    expect(await increment('counter-c', 'c-4')).toBe(1); // the refused command left no record
+    expect(await increment('counter-c', null)).toBe(2);
+    expect(await increment('counter-c', null)).toBe(3);
+  });
+});
