@@ -54,6 +54,8 @@ describe('InboundRecorder', () => {
     expect(message).toMatchObject({ accountId: 'acme', subAccountId: 'acme_hq', source: HANDSET, destination: NUMBER, body: 'Stop', keyword: 'opt-out', smsCount: 1, incomplete: false });
     const optOut = await store.readStream(ds.manager, optOutStreamId('acme_hq', HANDSET));
     expect(optOut.map((e) => e.type)).toEqual(['RecipientOptedOut']);
+    // The opt-out is correlated with the message that caused it.
+    expect(optOut[0]?.correlationId).toBe(message?.umid);
     await recorder.record('default', text('START'));
     expect((await store.readStream(ds.manager, optOutStreamId('acme_hq', HANDSET))).map((e) => e.type)).toEqual(['RecipientOptedOut', 'RecipientOptedIn']);
   });

@@ -103,7 +103,8 @@ export class InboundRecorder {
         ...(message ? await this.optOutAppends(tx, message) : []),
         ...(message ? helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null) : []),
       ];
-      return { appends, result: events };
+      // A message correlates everything it caused (its opt-out, its HELP's answer) by its umid; a part still waiting, by its stream.
+      return { appends, result: events, metadata: message ? { correlationId: message.umid } : {} };
     });
   }
 
