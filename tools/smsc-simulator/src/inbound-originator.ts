@@ -1,128 +1,96 @@
-import type { ReceiptChannel } from './delivery-receipts';
-import { DATA_CODING, buildParts, encodeInboundDeliverSm, type InboundPart } from './inbound-deliver-sm';
+import { DATA_CODING, buildParts } from './inbound-deliver-sm';
+import { InboundDispatcher, type InboundSettings } from './inbound-dispatcher';
+import type { InboundChannel, InboundRecord, SendReason } from './inbound-record';
 import type { InboundRequest } from './inbound-request';
-import { defaultEncoding, encodeInboundText, splitEvenly, splitNaturally, InboundTextError, type InboundEncoding } from './inbound-segmentation';
+import { defaultEncoding, encodeInboundText, splitEvenly, splitNaturally, InboundTextError } from './inbound-segmentation';
+import type { SimulatorCounters } from './simulator-stats';
+
+export type { InboundChannel, InboundDelivery, InboundRecord, SendReason, SessionRef } from './inbound-record';
 
 /**
  * Mobile-originated messages that the inspection API asks for: each part goes out as a deliver_sm
- * to a session bound as receiver or transceiver, and its deliver_sm_resp is recorded. With
- * `loseFirstResponse` the first answer of each part counts as lost and the same deliver_sm is
- * sent again once the response timer runs out, as a carrier does, so that the platform's
- * duplicate detection can be tested. Nothing is retried otherwise: what the ESME answered is
- * shown as it was.
+ * to a session bound as receiver or transceiver, and its deliver_sm_resp is recorded. A single
+ * message goes out at once, in the order asked; a bulk request (`count`) waits for room in the
+ * sessions' windows. What the ESME does not acknowledge is sent again (inbound-dispatcher.ts). With
+ * `loseFirstResponse` the first answer of each part counts as lost and the same deliver_sm is sent
+ * again once the response timer runs out, as a carrier does, so that the platform's duplicate
+ * detection can be tested.
  */
-
-/** A session that can take deliver_sm, as the originator sees it. */
-export interface InboundChannel extends ReceiptChannel {
-  readonly id: number;
-  readonly bindType: string | null;
-  readonly remote: string;
-  /** Bound as receiver or transceiver and not closing. */
-  readonly canReceive: boolean;
-}
-
-export interface SessionRef {
-  id: number;
-  systemId: string;
-  bindType: string | null;
-  remote: string;
-}
-
-export type SendReason = 'first' | 'duplicate' | 'resend';
-
-export interface InboundDelivery {
-  part: number;
-  reason: SendReason;
-  sequenceNumber: number;
-  session: SessionRef;
-  sentAt: Date;
-  /** null until the ESME answers; `lost` when loseFirstResponse made the simulator ignore it. */
-  response: { status: number; receivedAt: Date; lost: boolean } | null;
-}
-
-export interface InboundRecord {
-  id: string;
-  createdAt: Date;
-  request: InboundRequest;
-  encoding: InboundEncoding;
-  dataCoding: number;
-  parts: InboundPart[];
-  /** The reference in the UDH or SAR TLVs; null for a single part. */
-  reference: number | null;
-  /** Every deliver_sm sent, in sending order. */
-  deliveries: InboundDelivery[];
-  /** Resends that found no session able to take them. */
-  unsentResends: { part: number; dueAt: Date }[];
-}
 
 /** No session is bound to receive: the API answers 409. */
 export class NoReceiverError extends Error {
   override readonly name = 'NoReceiverError';
 }
 
-interface Awaited {
-  delivery: InboundDelivery;
-  /** The response to ignore (loseFirstResponse): the resend is already scheduled. */
-  lose: boolean;
-}
-
 const MAX_RECORDS = 10_000;
 
 export class InboundOriginator {
   private readonly records = new Map<string, InboundRecord>();
-  // Per session, so that a sequence number answered on another connection never matches; a
-  // closed session's entries go with it.
-  private readonly awaiting = new WeakMap<InboundChannel, Map<number, Awaited>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly dispatcher: InboundDispatcher;
   private nextId = 1;
   private nextReference: number;
-  private turn = 0;
 
   constructor(
     private readonly receivers: () => InboundChannel[],
+    config: { readonly current: InboundSettings },
+    counters: Pick<SimulatorCounters, 'inboundSent' | 'inboundRedelivered'>,
     private readonly random: () => number,
     private readonly now: () => number = Date.now,
   ) {
     this.nextReference = Math.floor(random() * 0x10000);
+    this.dispatcher = new InboundDispatcher(receivers, config, counters, now);
+  }
+
+  get queuedCount(): number {
+    return this.dispatcher.queuedCount;
+  }
+
+  get awaitingCount(): number {
+    return this.dispatcher.awaitingCount;
   }
 
   /** Encodes, splits and sends; throws InboundTextError (a text that cannot go as asked) or NoReceiverError. */
   originate(request: InboundRequest): InboundRecord {
-    const encoding = request.encoding ?? defaultEncoding(request.text);
-    const bytes = encodeInboundText(request.text, encoding);
-    const payloads =
-      request.parts === null ? splitNaturally(bytes, encoding, request.concatenation) : splitEvenly(bytes, encoding, request.concatenation, request.parts);
-    if (request.duplicate !== null && request.duplicate > payloads.length) {
-      throw new InboundTextError(`duplicate names part ${request.duplicate}; the message has ${payloads.length}`);
-    }
+    const record = this.prepare(request);
     if (this.receivers().length === 0) throw new NoReceiverError('no session is bound as receiver or transceiver');
-
-    const reference = payloads.length === 1 ? null : (request.reference ?? this.takeReference(request));
-    const record: InboundRecord = {
-      id: `mo-${this.nextId++}`,
-      createdAt: new Date(this.now()),
-      request,
-      encoding,
-      dataCoding: DATA_CODING[encoding],
-      parts: buildParts(payloads, request.concatenation, reference ?? 0),
-      reference,
-      deliveries: [],
-      unsentResends: [],
-    };
     this.keep(record);
-    const single = request.spreadParts ? null : this.pickChannel();
-    for (const { part, reason } of this.sendingOrder(record)) this.send(record, part, reason, single ?? this.pickChannel());
+    const single = request.spreadParts ? null : this.dispatcher.pick();
+    for (const { part, reason } of this.sendingOrder(record)) {
+      this.dispatcher.sendNow(record, part, reason, single ?? (this.dispatcher.pick() as InboundChannel));
+    }
     return record;
+  }
+
+  /**
+   * `count` messages, `{i}` in the text numbered 1 to count, queued for the sessions' windows.
+   * Every text is checked before anything is queued, so that a 400 sends nothing.
+   */
+  originateMany(request: InboundRequest, count: number): InboundRecord[] {
+    const records = Array.from({ length: count }, (_, i) => this.prepare({ ...request, text: request.text.replaceAll('{i}', String(i + 1)) }));
+    if (this.receivers().length === 0) throw new NoReceiverError('no session is bound as receiver or transceiver');
+    for (const record of records) {
+      this.keep(record);
+      const sends = this.sendingOrder(record);
+      // spreadParts: each part may go to another session, so each waits on its own.
+      if (request.spreadParts) sends.forEach((send) => this.dispatcher.enqueue(record, [send]));
+      else this.dispatcher.enqueue(record, sends);
+    }
+    return records;
   }
 
   /** A deliver_sm_resp or generic_nack; false when the sequence number is not one of ours (a receipt's). */
   acknowledge(channel: InboundChannel, sequenceNumber: number, status: number): boolean {
-    const awaiting = this.awaiting.get(channel);
-    const entry = awaiting?.get(sequenceNumber);
-    if (!awaiting || !entry) return false;
-    awaiting.delete(sequenceNumber);
-    entry.delivery.response = { status, receivedAt: new Date(this.now()), lost: entry.lose };
-    return true;
+    return this.dispatcher.acknowledge(channel, sequenceNumber, status);
+  }
+
+  /** A session bound as receiver or transceiver: messages and parts that waited for one go now. */
+  attach(): void {
+    this.dispatcher.attach();
+  }
+
+  /** A session unbound or closed: what it left unanswered is owed to the next one. */
+  detach(channel: InboundChannel): void {
+    this.dispatcher.detach(channel);
   }
 
   get(id: string): InboundRecord | undefined {
@@ -133,21 +101,48 @@ export class InboundOriginator {
     return [...this.records.values()];
   }
 
-  /** Forgets the records and cancels pending resends; answers still due are recognised and dropped. */
+  /** Forgets the records and cancels whatever waits or is scheduled; answers still due are recognised and dropped. */
   clear(): number {
     const count = this.records.size;
+    for (const record of this.records.values()) record.cancelled = true;
     this.records.clear();
-    this.stop();
+    this.dispatcher.clear();
     return count;
   }
 
   stop(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.dispatcher.stop();
   }
 
+  private prepare(request: InboundRequest): InboundRecord {
+    const encoding = request.encoding ?? defaultEncoding(request.text);
+    const bytes = encodeInboundText(request.text, encoding);
+    const payloads =
+      request.parts === null ? splitNaturally(bytes, encoding, request.concatenation) : splitEvenly(bytes, encoding, request.concatenation, request.parts);
+    if (request.duplicate !== null && request.duplicate > payloads.length) {
+      throw new InboundTextError(`duplicate names part ${request.duplicate}; the message has ${payloads.length}`);
+    }
+    const reference = payloads.length === 1 ? null : (request.reference ?? this.takeReference(request));
+    return {
+      id: '',
+      createdAt: new Date(this.now()),
+      request,
+      encoding,
+      dataCoding: DATA_CODING[encoding],
+      parts: buildParts(payloads, request.concatenation, reference ?? 0),
+      reference,
+      deliveries: [],
+      unsentResends: [],
+      progress: { acknowledged: new Set(), queued: new Set(), outstanding: new Map() },
+      cancelled: false,
+    };
+  }
+
+  /** Numbers the record as it is kept, so that ids follow sending order and a refused request takes none. */
   private keep(record: InboundRecord): void {
+    record.id = `mo-${this.nextId++}`;
     this.records.set(record.id, record);
+    // Only the view forgets the oldest: a message still owed to the ESME is sent all the same.
     if (this.records.size > MAX_RECORDS) this.records.delete(this.records.keys().next().value as string);
   }
 
@@ -170,44 +165,5 @@ export class InboundOriginator {
       const first = { part, reason: 'first' as const };
       return part === record.request.duplicate ? [first, { part, reason: 'duplicate' as const }] : [first];
     });
-  }
-
-  private pickChannel(): InboundChannel | null {
-    const channels = this.receivers();
-    if (channels.length === 0) return null;
-    const channel = channels[this.turn % channels.length] as InboundChannel;
-    this.turn = (this.turn + 1) % channels.length;
-    return channel;
-  }
-
-  private send(record: InboundRecord, partNumber: number, reason: SendReason, channel: InboundChannel | null): void {
-    const part = record.parts[partNumber - 1] as InboundPart;
-    if (!channel) {
-      record.unsentResends.push({ part: partNumber, dueAt: new Date(this.now()) });
-      return;
-    }
-    const sequenceNumber = channel.nextSequence();
-    const delivery: InboundDelivery = {
-      part: partNumber, reason, sequenceNumber, sentAt: new Date(this.now()), response: null,
-      session: { id: channel.id, systemId: channel.systemId, bindType: channel.bindType, remote: channel.remote },
-    };
-    const lose = record.request.loseFirstResponse && reason === 'first';
-    let awaiting = this.awaiting.get(channel);
-    if (!awaiting) this.awaiting.set(channel, (awaiting = new Map()));
-    awaiting.set(sequenceNumber, { delivery, lose });
-    record.deliveries.push(delivery);
-    channel.write(encodeInboundDeliverSm(record.request, record.dataCoding, part, sequenceNumber));
-    if (lose) this.scheduleResend(record, partNumber, channel);
-  }
-
-  /** The carrier's response timer runs from the send, whether or not an answer came (it was lost). */
-  private scheduleResend(record: InboundRecord, partNumber: number, channel: InboundChannel): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (!this.records.has(record.id)) return;
-      this.send(record, partNumber, 'resend', channel.canReceive ? channel : this.pickChannel());
-    }, record.request.resendAfterMs);
-    timer.unref();
-    this.timers.add(timer);
   }
 }

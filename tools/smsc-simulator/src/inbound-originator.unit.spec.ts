@@ -25,12 +25,16 @@ const request = (extra: Record<string, unknown> = {}) => parseInboundRequest({ s
 let channels: FakeChannel[];
 let originator: InboundOriginator;
 let now: number;
+let config: { current: { window: number; inboundResponseTimeoutMs: number } };
+let counters: { inboundSent: number; inboundRedelivered: number };
 
 beforeEach(() => {
   jest.useFakeTimers();
   channels = [new FakeChannel(1), new FakeChannel(2)];
   now = 1_700_000_000_000;
-  originator = new InboundOriginator(() => channels.filter((c) => c.canReceive), () => 0, () => now);
+  config = { current: { window: 100, inboundResponseTimeoutMs: 10_000 } };
+  counters = { inboundSent: 0, inboundRedelivered: 0 };
+  originator = new InboundOriginator(() => channels.filter((c) => c.canReceive), config, counters, () => 0, () => now);
 });
 afterEach(() => {
   originator.stop();

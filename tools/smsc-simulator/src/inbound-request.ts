@@ -24,6 +24,8 @@ export interface InboundRequest extends InboundAddresses {
   resendAfterMs: number;
   /** true: each deliver_sm goes to the next session in turn; false: all parts to one session. */
   spreadParts: boolean;
+  /** null: one message, sent at once; n: n messages (`{i}` in the text numbered 1 to n), as the windows allow. */
+  count: number | null;
 }
 
 export class InboundRequestError extends Error {
@@ -35,13 +37,15 @@ export class InboundRequestError extends Error {
 
 const KEYS = new Set([
   'source', 'destination', 'text', 'sourceTon', 'sourceNpi', 'destTon', 'destNpi', 'encoding', 'concatenation',
-  'parts', 'reference', 'order', 'duplicate', 'loseFirstResponse', 'resendAfterMs', 'spreadParts',
+  'parts', 'reference', 'order', 'duplicate', 'loseFirstResponse', 'resendAfterMs', 'spreadParts', 'count',
 ]);
 const ENCODINGS: readonly InboundEncoding[] = ['gsm7', 'latin1', 'ucs2'];
 const CONCATENATIONS: readonly ConcatenationKind[] = ['udh8', 'udh16', 'sar'];
 const ORDERS: readonly SendOrder[] = ['in-order', 'reverse', 'shuffle'];
 const DEFAULT_RESEND_AFTER_MS = 1000;
 const MAX_RESEND_AFTER_MS = 600_000;
+/** A benchmark's worth; each message is kept until acknowledged. */
+export const MAX_COUNT = 1_000_000;
 /** source_addr and destination_addr are C-octet strings of at most 21 octets with the NUL. */
 const MAX_ADDRESS_LENGTH = 20;
 
@@ -98,6 +102,7 @@ export function parseInboundRequest(body: unknown): InboundRequest {
     loseFirstResponse: flag('loseFirstResponse'),
     resendAfterMs: integer('resendAfterMs', 0, MAX_RESEND_AFTER_MS, DEFAULT_RESEND_AFTER_MS),
     spreadParts: flag('spreadParts'),
+    count: optionalInteger('count', 1, MAX_COUNT),
   };
   if (problems.length > 0) throw new InboundRequestError(problems);
   return request;

@@ -16,14 +16,14 @@ describe('the body of POST /inbound', () => {
       source: '447700900123', destination: '447700100100', text: 'STOP',
       sourceTon: 1, sourceNpi: 1, destTon: 1, destNpi: 1,
       encoding: null, concatenation: 'udh8', parts: null, reference: null, order: 'in-order', duplicate: null,
-      loseFirstResponse: false, resendAfterMs: 1000, spreadParts: false,
+      loseFirstResponse: false, resendAfterMs: 1000, spreadParts: false, count: null,
     });
   });
 
   it('takes every option', () => {
     const body = {
       source: 'ACME', destination: '12345', text: 'x', sourceTon: 5, sourceNpi: 0, destTon: 3, destNpi: 0, encoding: 'latin1',
-      concatenation: 'udh16', parts: 2, reference: 0xffff, order: 'shuffle', duplicate: 1, loseFirstResponse: true, resendAfterMs: 0, spreadParts: true,
+      concatenation: 'udh16', parts: 2, reference: 0xffff, order: 'shuffle', duplicate: 1, loseFirstResponse: true, resendAfterMs: 0, spreadParts: true, count: 3,
     };
     expect(parseInboundRequest(body)).toEqual(body);
   });

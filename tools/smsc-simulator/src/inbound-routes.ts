@@ -66,7 +66,7 @@ function partView(part: InboundPart): InboundPartView {
 /** Answers the `/inbound` paths; null for any other path. */
 export async function routeInbound(inbound: InboundOriginator, req: IncomingMessage, path: string, method: string): Promise<[number, unknown] | null> {
   if (path === '/inbound') {
-    if (method === 'POST') return [201, inboundView(originate(inbound, await readJson(req)))];
+    if (method === 'POST') return [201, originate(inbound, await readJson(req))];
     if (method === 'DELETE') return [200, { deleted: inbound.clear() }];
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed on ${path}`);
     const records = inbound.list();
@@ -80,9 +80,13 @@ export async function routeInbound(inbound: InboundOriginator, req: IncomingMess
   return [200, inboundView(record)];
 }
 
-function originate(inbound: InboundOriginator, body: unknown): InboundRecord {
+/** One message: its view. `count` messages: how many, and the first and last id (they follow one another). */
+function originate(inbound: InboundOriginator, body: unknown): InboundView | { count: number; firstId: string; lastId: string } {
   try {
-    return inbound.originate(parseInboundRequest(body));
+    const request = parseInboundRequest(body);
+    if (request.count === null) return inboundView(inbound.originate(request));
+    const records = inbound.originateMany(request, request.count);
+    return { count: records.length, firstId: (records[0] as InboundRecord).id, lastId: (records[records.length - 1] as InboundRecord).id };
   } catch (error) {
     if (error instanceof InboundRequestError) throw new HttpError(400, 'invalid inbound message', error.problems);
     if (error instanceof InboundTextError) throw new HttpError(400, 'invalid inbound message', [error.message]);

@@ -19,6 +19,10 @@ export interface Gauges {
   receiptsQueued: number;
   receiptsInFlight: number;
   messagesStored: number;
+  /** `POST /inbound` messages and owed parts waiting for a session with room in its window. */
+  inboundQueued: number;
+  /** Inbound deliver_sm sent and not answered yet. */
+  inboundAwaitingResponse: number;
   /** What is left of a refusal started by `POST /sessions/drop?refuseBindsMs=`. */
   bindRefusalRemainingMs: number;
 }

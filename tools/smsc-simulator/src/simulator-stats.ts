@@ -19,6 +19,10 @@ export interface SimulatorCounters {
   receiptsResent: number;
   receiptsAcked: number;
   receiptsAbandoned: number;
+  /** deliver_sm of `POST /inbound`, every send counted ... */
+  inboundSent: number;
+  /** ... and those among them sent again because the ESME did not acknowledge (closed, timed out, error). */
+  inboundRedelivered: number;
   binds: number;
   /** Wrong system_id or password. */
   bindFailures: number;
@@ -33,7 +37,7 @@ export interface SimulatorCounters {
 export function zeroCounters(): SimulatorCounters {
   return {
     submits: 0, accepted: 0, rejected: 0, throttled: 0, windowFull: 0, temporaryErrors: 0, dropped: 0, unanswered: 0,
-    receiptsSent: 0, receiptsResent: 0, receiptsAcked: 0, receiptsAbandoned: 0,
+    receiptsSent: 0, receiptsResent: 0, receiptsAcked: 0, receiptsAbandoned: 0, inboundSent: 0, inboundRedelivered: 0,
     binds: 0, bindFailures: 0, bindsRefused: 0, sessionsDropped: 0, enquireLinks: 0, genericNacks: 0,
   };
 }

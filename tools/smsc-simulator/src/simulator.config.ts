@@ -38,6 +38,7 @@ export interface SimulatorConfig {
   submitDelayMs: number;
   receiptAckTimeoutMs: number;
   receiptRetries: number;
+  inboundResponseTimeoutMs: number;
   maxMessages: number;
   logLevel: string;
 }
@@ -160,6 +161,7 @@ const fields: Fields = {
   submitDelayMs: { env: 'SMSC_SUBMIT_DELAY_MS', parse: integer(0, 600_000), live: true },
   receiptAckTimeoutMs: { env: 'SMSC_RECEIPT_ACK_TIMEOUT_MS', parse: integer(100, 3_600_000), live: true },
   receiptRetries: { env: 'SMSC_RECEIPT_RETRIES', parse: integer(0, 1000), live: true },
+  inboundResponseTimeoutMs: { env: 'SMSC_INBOUND_RESPONSE_TIMEOUT_MS', parse: integer(100, 3_600_000), live: true },
   maxMessages: { env: 'SMSC_MAX_MESSAGES', parse: integer(1, 10_000_000), live: false },
   logLevel: { env: 'LOG_LEVEL', parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), live: false },
 };
@@ -191,6 +193,7 @@ export function defaultSimulatorConfig(): SimulatorConfig {
     submitDelayMs: 0,
     receiptAckTimeoutMs: 5000,
     receiptRetries: 3,
+    inboundResponseTimeoutMs: 10_000,
     maxMessages: 100_000,
     logLevel: 'info',
   };

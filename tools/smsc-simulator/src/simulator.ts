@@ -43,7 +43,7 @@ export async function startSimulator(settings: Partial<SimulatorConfig> = {}, op
   const faults = new CarrierFaults(config, random);
   const ids = new MessageIdGenerator(random, messageIdStart);
   // The sessions are looked up at each send: the server is built right after, with the originator in its context.
-  const inbound: InboundOriginator = new InboundOriginator((): InboundChannel[] => smsc.receivers(), random);
+  const inbound: InboundOriginator = new InboundOriginator((): InboundChannel[] => smsc.receivers(), config, counters, random);
   const smsc = new SmscServer({ config, store, receipts, inbound, counters, ids, throttle: new Throttle(), faults, random, logger });
   const http = createInspectionServer({
     config,
@@ -63,6 +63,8 @@ export async function startSimulator(settings: Partial<SimulatorConfig> = {}, op
       receiptsQueued: receipts.queuedCount,
       receiptsInFlight: receipts.inFlightCount,
       messagesStored: store.size,
+      inboundQueued: inbound.queuedCount,
+      inboundAwaitingResponse: inbound.awaitingCount,
       bindRefusalRemainingMs: faults.bindRefusalRemainingMs,
     }),
   });

@@ -42,6 +42,8 @@ export class TestEsme {
   readonly deliveries: LibReceipt[] = [];
   /** false: deliver_sm are recorded but not answered (to test resending). */
   acknowledge = true;
+  /** The command_status of the deliver_sm_resp it sends (non-zero: to test the retries). */
+  answerStatus = 0;
   private readonly pending = new Set<(error: Error) => void>();
   private closedFlag = false;
   readonly whenClosed: Promise<void>;
@@ -56,7 +58,7 @@ export class TestEsme {
     session.on('error', () => undefined); // 'close' follows
     session.on('deliver_sm', (pdu: LibReceipt) => {
       this.deliveries.push(pdu);
-      if (this.acknowledge) session.send(pdu.response());
+      if (this.acknowledge) session.send(pdu.response({ command_status: this.answerStatus }));
     });
     session.on('enquire_link', (pdu: LibPdu) => session.send(pdu.response()));
     session.on('unbind', (pdu: LibPdu) => session.send(pdu.response()));

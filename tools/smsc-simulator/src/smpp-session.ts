@@ -186,7 +186,10 @@ export class SmppSession implements InboundChannel {
     const tlvs = pdu.interfaceVersion >= SMPP_VERSION_34 ? [u8Tlv(TlvTag.sc_interface_version, SMPP_VERSION_34)] : [];
     this.reply({ command, commandStatus: 0, sequenceNumber: pdu.sequenceNumber, systemId: SMSC_SYSTEM_ID, tlvs });
     this.ctx.logger.info({ systemId: this.systemId, bindType: this.bindType, remote: this.remote }, 'esme bound');
-    if (this.bindType !== 'transmitter') this.ctx.receipts.attach(this);
+    if (this.bindType !== 'transmitter') {
+      this.ctx.receipts.attach(this);
+      this.ctx.inbound.attach();
+    }
   }
 
   private submit(pdu: ShortMessagePdu): void {
@@ -290,6 +293,8 @@ export class SmppSession implements InboundChannel {
     this.abandonSubmitsInProgress();
     this.outbox = [];
     this.ctx.receipts.detach(this);
+    // Unanswered inbound deliver_sm are owed to the next session: no answer can come any more.
+    this.ctx.inbound.detach(this);
     if (this.bindType) this.ctx.logger.info({ systemId: this.systemId, bindType: this.bindType, remote: this.remote }, 'esme disconnected');
   }
 }
