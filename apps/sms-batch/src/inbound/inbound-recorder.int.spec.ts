@@ -96,6 +96,20 @@ describe('InboundRecorder', () => {
     expect(await recorder.overdue()).toEqual([]);
   });
 
+  it('writes deliver_sm that arrive while a batch is written together, each decided as it would be alone', async () => {
+    const from = (source: string, body: string) => wire({ source_addr: source, data_coding: 0, short_message: { message: body } });
+    // The first goes alone; the others arrive while it is written and go together: a STOP and START of one handset, in order, and a resend.
+    await Promise.all([
+      recorder.record('default', from('447911200001', 'first')),
+      recorder.record('default', from('447911200002', 'STOP')),
+      recorder.record('default', from('447911200002', 'START')),
+      recorder.record('default', from('447911200002', 'START')),
+    ]);
+    const changes = await store.readStream(ds.manager, optOutStreamId('acme_hq', '447911200002'));
+    expect(changes.map((e) => e.type)).toEqual(['RecipientOptedOut', 'RecipientOptedIn']);
+    expect((await received()).filter((m) => m.source === '447911200002').map((m) => m.body)).toEqual(['STOP', 'START']);
+  });
+
   it('records a message to a number that is not ours without an owner, and opts nobody out', async () => {
     await recorder.record('default', new PDU(new PDU('deliver_sm', { sequence_number: 2, source_addr: '447700900999', destination_addr: '999999', short_message: { message: 'STOP' } }).toBuffer()));
     const last = (await received()).at(-1);

@@ -5,7 +5,6 @@ import { quoteSchema, type AppendToStream, type CommandPipeline, type EventStore
 import { inboundGroupStreamId, inboundMessageStreamId, optOutStreamId, type InboundMessageReceivedV1, type NumberAssignedV1 } from '@seed/sms-batch-contracts';
 import {
   decideInboundExpiry,
-  decideInboundPart,
   decideOptOut,
   EMPTY_INBOUND_STREAM,
   evolveInbound,
@@ -21,6 +20,7 @@ import {
 } from '@seed/sms-batch-domain';
 import type { StoredNumbers } from '../numbers/stored-numbers';
 import { helpReplyAppends } from './help-reply';
+import { decideInboundBatch, type InboundItem } from './inbound-batch';
 import { countInbound } from './inbound.metrics';
 
 export interface InboundSettings {
@@ -31,6 +31,14 @@ export interface InboundSettings {
 }
 
 const MAX_CONFLICT_RETRIES = 5;
+/** deliver_sm written in one transaction at most: a carrier's window is typically 10-100 a session. */
+const MAX_BATCH = 200;
+
+interface Pending {
+  item: InboundItem;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 
 /**
  * Records inbound SMS before the carrier is answered: the part into its stream (a single part's
@@ -41,6 +49,8 @@ const MAX_CONFLICT_RETRIES = 5;
  */
 export class InboundRecorder {
   private readonly openGroups: string;
+  private readonly pending: Pending[] = [];
+  private writing: Promise<void> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -53,6 +63,11 @@ export class InboundRecorder {
     this.openGroups = `${quoteSchema(store.schema)}.inbound_open_groups`;
   }
 
+  /**
+   * Records one deliver_sm; resolves once it is committed (the caller then answers the carrier).
+   * deliver_sm that arrive while a batch is being written wait for the next, and are written
+   * together: one transaction for up to MAX_BATCH of them rather than one each.
+   */
   async record(carrierId: string, fields: Readonly<Record<string, unknown>>): Promise<void> {
     const part = parseInboundPdu(inboundPduFromSmppFields(fields));
     const key = siblingKey(part);
@@ -60,10 +75,40 @@ export class InboundRecorder {
     const receivedAt = new Date().toISOString();
     // A number assigned a moment ago may not be in this replica's copy yet: look again before deciding it is none of ours.
     const addressee = this.addresseeOf(part.destination) ?? (await this.numbers.refresh().then(() => this.addresseeOf(part.destination)));
-    const events = await this.inTransaction(streamId, async (tx, state) =>
-      decideInboundPart({ part, carrierId, receivedAt, umid: randomUUID(), groupId: randomUUID(), addressee, duplicateWindowMs: this.settings.duplicateWindowMs }, state),
-    );
-    countInbound(events);
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ item: { part, streamId, carrierId, receivedAt, addressee }, resolve, reject });
+      if (!this.writing) this.writing = this.writeAll().finally(() => (this.writing = undefined));
+    });
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, MAX_BATCH);
+      try {
+        const perItem = await this.recordBatch(batch.map((p) => p.item));
+        for (const events of perItem) countInbound(events);
+        for (const p of batch) p.resolve();
+      } catch (error) {
+        // None of them is recorded: each deliver_sm is answered with a temporary error and comes again.
+        for (const p of batch) p.reject(error);
+      }
+    }
+  }
+
+  private recordBatch(items: readonly InboundItem[]): Promise<InboundEvent[][]> {
+    const metadata = { correlationId: items[0]?.streamId ?? 'inbound', causationId: null, traceparent: null, occurredAt: new Date().toISOString() };
+    return this.pipeline.run({ consumer: 'inbound', commandId: null, metadata, attempts: MAX_CONFLICT_RETRIES }, async (tx) => {
+      const stored = await this.store.readStreams(tx, [...new Set(items.map((i) => i.streamId))]);
+      const decided = decideInboundBatch(items, stored, this.settings.duplicateWindowMs);
+      if (decided.opened.length > 0) await tx.query(`INSERT INTO ${this.openGroups} (stream_id, opened_at) SELECT unnest($1::text[]), now() ON CONFLICT (stream_id) DO NOTHING`, [decided.opened]);
+      if (decided.closed.length > 0) await tx.query(`DELETE FROM ${this.openGroups} WHERE stream_id = ANY($1::text[])`, [decided.closed]);
+      const appends: AppendToStream[] = [...decided.appends];
+      for (const message of decided.messages) {
+        appends.push(...(await this.optOutAppends(tx, message, appends)));
+        appends.push(...helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null).map((a) => ({ ...a, correlationId: message.umid })));
+      }
+      return { appends: coalesced(appends), result: decided.perItem };
+    });
   }
 
   /** Delivers the parts of a stream that waited past `maxWaitMs`, marked incomplete. */
@@ -85,48 +130,40 @@ export class InboundRecorder {
     return rows.map((r) => r.stream_id);
   }
 
-  /**
-   * Decides on the stream as stored and appends what was decided, with the opt-out and the HELP's
-   * answer it implies, in the command pipeline (no processed record: a copy decides nothing).
-   * Returns the stream's events decided.
-   */
+  /** The expiry of one stream's waiting parts, with the opt-out and HELP's answer the message implies. */
   private async inTransaction(streamId: string, decide: (tx: SqlExecutor, state: InboundStreamState) => Promise<InboundEvent[]>): Promise<InboundEvent[]> {
     const metadata = { correlationId: streamId, causationId: null, traceparent: null, occurredAt: new Date().toISOString() };
     return this.pipeline.run({ consumer: 'inbound', commandId: null, metadata, attempts: MAX_CONFLICT_RETRIES }, async (tx) => {
       const stored = await this.store.readStream(tx, streamId);
-      const state = stored.reduce(evolveInbound, EMPTY_INBOUND_STREAM);
-      const events = await decide(tx, state);
+      const events = await decide(tx, stored.reduce(evolveInbound, EMPTY_INBOUND_STREAM));
       const message = events.find((e) => e.type === 'InboundMessageReceived')?.data as InboundMessageReceivedV1 | undefined;
-      await this.trackOpenGroup(tx, streamId, state, events);
-      const appends: AppendToStream[] = [
-        { streamId, expectedVersion: stored.length, events },
-        ...(message ? await this.optOutAppends(tx, message) : []),
-        ...(message ? helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null) : []),
-      ];
-      // A message correlates everything it caused (its opt-out, its HELP's answer) by its umid; a part still waiting, by its stream.
-      return { appends, result: events, metadata: message ? { correlationId: message.umid } : {} };
+      // Delivered, or nothing waits there any more (another replica's sweep): the stream is not open.
+      if (message || events.length === 0) await tx.query(`DELETE FROM ${this.openGroups} WHERE stream_id = $1`, [streamId]);
+      const appends: AppendToStream[] = [{ streamId, expectedVersion: stored.length, events, correlationId: message?.umid ?? streamId }];
+      if (message) {
+        appends.push(...(await this.optOutAppends(tx, message, appends)));
+        appends.push(...helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null).map((a) => ({ ...a, correlationId: message.umid })));
+      }
+      return { appends, result: events };
     });
   }
 
   /** STOP-family and START-family texts to a number of ours change the sender's opt-out of its sub-account. */
-  private async optOutAppends(tx: SqlExecutor, message: InboundMessageReceivedV1): Promise<AppendToStream[]> {
+  /**
+   * STOP-family and START-family texts to a number of ours change the sender's opt-out of its
+   * sub-account; `earlier` (the batch's appends so far) holds a STOP and START of one batch in order.
+   */
+  private async optOutAppends(tx: SqlExecutor, message: InboundMessageReceivedV1, earlier: readonly AppendToStream[]): Promise<AppendToStream[]> {
     if (message.accountId === null || message.subAccountId === null || (message.keyword !== 'opt-out' && message.keyword !== 'opt-in')) return [];
     const msisdn = normalizeMsisdn(message.source) ?? message.source;
     const optOutStream = optOutStreamId(message.subAccountId, msisdn);
     const stored = await this.store.readStream(tx, optOutStream);
+    const before = earlier.filter((a) => a.streamId === optOutStream).flatMap((a) => a.events);
+    const state = [...stored, ...before].reduce(evolveOptOut, NO_OPT_OUT);
     const change = { accountId: message.accountId, subAccountId: message.subAccountId, msisdn, source: 'keyword' as const, keyword: message.body.trim(), at: message.receivedAt };
-    const events = decideOptOut({ ...change, type: message.keyword === 'opt-out' ? 'OptOut' : 'OptIn' }, stored.reduce(evolveOptOut, NO_OPT_OUT));
+    const events = decideOptOut({ ...change, type: message.keyword === 'opt-out' ? 'OptOut' : 'OptIn' }, state);
     if (events.length > 0) this.logger.info({ subAccountId: message.subAccountId, keyword: message.keyword }, 'recipient changed its opt-out by keyword');
-    return events.length > 0 ? [{ streamId: optOutStream, expectedVersion: stored.length, events }] : [];
-  }
-
-  private async trackOpenGroup(tx: SqlExecutor, streamId: string, before: InboundStreamState, events: readonly InboundEvent[]): Promise<void> {
-    // A completed group, or an expiry sweep that found the stream with nothing waiting: not open.
-    if (events.some((e) => e.type === 'InboundMessageReceived') || (!before.open && events.length === 0 && streamId.startsWith('inbound-group-'))) {
-      await tx.query(`DELETE FROM ${this.openGroups} WHERE stream_id = $1`, [streamId]);
-    } else if (!before.open && events.some((e) => e.type === 'InboundPartReceived')) {
-      await tx.query(`INSERT INTO ${this.openGroups} (stream_id, opened_at) VALUES ($1, now()) ON CONFLICT (stream_id) DO NOTHING`, [streamId]);
-    }
+    return events.length > 0 ? [{ streamId: optOutStream, expectedVersion: stored.length + before.length, events, correlationId: message.umid }] : [];
   }
 
   /** The number as assigned: E.164 digits as the carrier wrote them, or once normalised (a national form). */
@@ -138,6 +175,19 @@ export class InboundRecorder {
     const number = this.numberFor(destination);
     return number ? { accountId: number.accountId, subAccountId: number.subAccountId, inboundWebhookUrl: number.inboundWebhookUrl } : null;
   }
+}
+
+/**
+ * One append per stream (the event store checks each stream's version once per write): a STOP and
+ * a START of one handset in one batch become one append of both, in order.
+ */
+function coalesced(appends: readonly AppendToStream[]): AppendToStream[] {
+  const byStream = new Map<string, AppendToStream>();
+  for (const append of appends) {
+    const first = byStream.get(append.streamId);
+    byStream.set(append.streamId, first ? { ...first, events: [...first.events, ...append.events], correlationId: append.correlationId ?? first.correlationId } : append);
+  }
+  return [...byStream.values()];
 }
 
 /** Stream ids stay short and carry no phone number or text. */
