@@ -35,12 +35,29 @@ export class InboundPageSchema {
 
 export const INBOUND_LIMIT = { min: 1, max: 1000, default: 100 };
 
+const INBOUND_PAGE_EXAMPLE = {
+  messages: [
+    {
+      umid: '01939a52-4c0e-7f3a-9c57-2b9e6a7b8c01',
+      subAccountId: 'acme_hq',
+      source: '447911123456',
+      destination: '447911000100',
+      body: 'Is my parcel coming today?',
+      encoding: 'GSM7',
+      smsCount: 1,
+      incomplete: false,
+      receivedAt: '2030-01-15T10:00:00.000Z',
+    },
+  ],
+  next: '48213',
+};
+
 export const InboundListDocs = () =>
   applyDecorators(
     ApiOperation({ operationId: 'listInboundSms', summary: 'List inbound SMS', description: "The SMS handsets sent to the sub-account's numbers (numbers are assigned through the admin API), newest first." }),
     ApiQuery({ name: 'since', required: false, description: 'Only messages received at or after this instant (ISO 8601, 1970 or later).', schema: { type: 'string', format: 'date-time' } }),
     ApiQuery({ name: 'before', required: false, description: 'The `next` of the previous page.', schema: { type: 'string', pattern: '^[0-9]{1,18}$' } }),
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: INBOUND_LIMIT.min, maximum: INBOUND_LIMIT.max, default: INBOUND_LIMIT.default } }),
-    ApiOkResponse({ type: InboundPageSchema, description: 'A page of inbound messages.' }),
+    ApiOkResponse({ type: InboundPageSchema, description: 'A page of inbound messages.', example: INBOUND_PAGE_EXAMPLE }),
     ApiErrorResponses({ 400: { description: 'A query parameter out of its range or form.', examples: { badSince: { code: ApiErrorCode.InvalidParameter, message: 'since must be an ISO 8601 date-time' } } } }),
   );
