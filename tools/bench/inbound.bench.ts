@@ -17,8 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuSecondsOf, json, percentile, STACK_PROCESSES } from './bench-support';
 import { summariseSide } from './e2e-summary';
-import { startInboundReceiver } from './inbound-receiver';
-import type { Callback, WebhookReceiver } from './webhook-receiver';
+import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -146,7 +145,7 @@ async function run(receiver: WebhookReceiver, label: string, number: string, cou
 }
 
 async function main(): Promise<void> {
-  const receiver = await startInboundReceiver();
+  const receiver = await startWebhookReceiver();
   try {
     const accountId = `inb${Date.now().toString(36)}`;
     const account = await admin<{ subAccountIds: string[] }>('/admin/v1/accounts', 'POST', { accountId });

@@ -1,6 +1,7 @@
 // The customer's endpoint in the benchmarks: a local HTTP server that answers at once and notes
-// when each delivery-status callback arrived. It understands both callers: the platform's webhook
-// (a JSON body with payload.status.state) and Kannel's dlr-url (a GET with the state in the query).
+// when each callback arrived. It understands the platform's delivery-status webhook (a JSON body
+// with payload.status.state), its inbound SMS webhook (state `inbound`, `ref` the text, so that a
+// run can check every text once) and Kannel's dlr-url (a GET with the state in the query).
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -35,7 +36,12 @@ function parse(req: IncomingMessage, body: string): Callback {
   if (req.method === 'GET') {
     return { run, ref: url.searchParams.get('i') ?? '', state: KANNEL_STATES[url.searchParams.get('type') ?? ''] ?? 'unknown', at: Date.now(), eventAt: NaN };
   }
-  const webhook = JSON.parse(body) as { payload: { umid: string; status: { state: string; timestamp: string } } };
+  const webhook = JSON.parse(body) as
+    | { eventType: 'inbound_message_received'; payload: { body: string; timestamp: string } }
+    | { eventType: 'outbound_message_status_changed'; payload: { umid: string; status: { state: string; timestamp: string } } };
+  if (webhook.eventType === 'inbound_message_received') {
+    return { run, ref: webhook.payload.body, state: 'inbound', at: Date.now(), eventAt: Date.parse(webhook.payload.timestamp) };
+  }
   const { umid, status } = webhook.payload;
   return { run, ref: umid, state: status.state, at: Date.now(), eventAt: Date.parse(status.timestamp) };
 }

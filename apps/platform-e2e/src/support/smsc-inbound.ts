@@ -1,3 +1,5 @@
+import { simulatorCall } from './smsc';
+
 /** One deliver_sm the SMSC simulator sent for `POST /inbound`, and the answer it got (tools/smsc-simulator/README.md). */
 export interface InboundDeliveryView {
   part: number;
@@ -27,15 +29,7 @@ export interface InboundStats {
 
 /** The simulator's mobile-originated side at `baseUrl` (a stack's `smscUrl`): originate, look, count. */
 export function smscInbound(baseUrl: string) {
-  const call = async <T>(path: string, method = 'GET', body?: unknown): Promise<T> => {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`simulator ${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-    return JSON.parse(text) as T;
-  };
+  const call = simulatorCall(baseUrl);
   return {
     /** One message, sent at once; throws on anything but 201 (409: no session bound to receive). */
     originate: (message: { source: string; destination: string; text: string } & Record<string, unknown>) => call<InboundView>('/inbound', 'POST', message),

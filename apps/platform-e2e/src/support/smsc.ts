@@ -40,9 +40,9 @@ export interface SmscStats {
   messagesStored: number;
 }
 
-/** Client of the simulator's HTTP inspection API at `baseUrl` (a stack's `smscUrl`). */
-export function smsc(baseUrl: string) {
-  const call = async <T>(path: string, method = 'GET', body?: unknown): Promise<T> => {
+/** A JSON call to the simulator's inspection API at `baseUrl` that must succeed. */
+export function simulatorCall(baseUrl: string) {
+  return async <T>(path: string, method = 'GET', body?: unknown): Promise<T> => {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
       ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
@@ -51,6 +51,11 @@ export function smsc(baseUrl: string) {
     if (!res.ok) throw new Error(`simulator ${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
     return JSON.parse(text) as T;
   };
+}
+
+/** Client of the simulator's HTTP inspection API at `baseUrl` (a stack's `smscUrl`). */
+export function smsc(baseUrl: string) {
+  const call = simulatorCall(baseUrl);
   /** Every message the simulator received for this destination, oldest first. */
   const messages = async (destination: string): Promise<SmscMessage[]> =>
     (await call<{ messages: SmscMessage[] }>(`/messages?destination=${encodeURIComponent(destination)}`)).messages;

@@ -103,10 +103,7 @@ export class InboundRecorder {
       if (decided.opened.length > 0) await tx.query(`INSERT INTO ${this.openGroups} (stream_id, opened_at) SELECT unnest($1::text[]), now() ON CONFLICT (stream_id) DO NOTHING`, [decided.opened]);
       if (decided.closed.length > 0) await tx.query(`DELETE FROM ${this.openGroups} WHERE stream_id = ANY($1::text[])`, [decided.closed]);
       const appends: AppendToStream[] = [...decided.appends];
-      for (const message of decided.messages) {
-        appends.push(...(await this.optOutAppends(tx, message, appends)));
-        appends.push(...helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null).map((a) => ({ ...a, correlationId: message.umid })));
-      }
+      for (const message of decided.messages) appends.push(...(await this.followUps(tx, message, appends)));
       return { appends: coalesced(appends), result: decided.perItem };
     });
   }
@@ -140,15 +137,18 @@ export class InboundRecorder {
       // Delivered, or nothing waits there any more (another replica's sweep): the stream is not open.
       if (message || events.length === 0) await tx.query(`DELETE FROM ${this.openGroups} WHERE stream_id = $1`, [streamId]);
       const appends: AppendToStream[] = [{ streamId, expectedVersion: stored.length, events, correlationId: message?.umid ?? streamId }];
-      if (message) {
-        appends.push(...(await this.optOutAppends(tx, message, appends)));
-        appends.push(...helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null).map((a) => ({ ...a, correlationId: message.umid })));
-      }
+      if (message) appends.push(...(await this.followUps(tx, message, appends)));
       return { appends, result: events };
     });
   }
 
   /** STOP-family and START-family texts to a number of ours change the sender's opt-out of its sub-account. */
+  /** What a whole message causes besides itself: its sender's opt-out or opt-in, and HELP's answer. */
+  private async followUps(tx: SqlExecutor, message: InboundMessageReceivedV1, earlier: readonly AppendToStream[]): Promise<AppendToStream[]> {
+    const help = helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null).map((a) => ({ ...a, correlationId: message.umid }));
+    return [...(await this.optOutAppends(tx, message, earlier)), ...help];
+  }
+
   /**
    * STOP-family and START-family texts to a number of ours change the sender's opt-out of its
    * sub-account; `earlier` (the batch's appends so far) holds a STOP and START of one batch in order.

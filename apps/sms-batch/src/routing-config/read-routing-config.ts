@@ -1,12 +1,10 @@
-import { EVENT_COLUMNS, quoteSchema, type EventRow, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
+import type { EventStore, SqlExecutor } from '@seed/platform-event-store';
 import { ROUTING_CONFIG_STREAM } from '@seed/sms-batch-contracts';
 import { evolveRoutingConfig, initialRoutingConfigState, type RoutingConfigState } from '@seed/sms-batch-domain';
+import { readSnapshot, type StreamSnapshot } from '../stream-snapshot';
 
 /** The routing table at one version of its stream (the number of events folded into it). */
-export interface RoutingConfigSnapshot {
-  version: number;
-  state: RoutingConfigState;
-}
+export type RoutingConfigSnapshot = StreamSnapshot<RoutingConfigState>;
 
 /**
  * The routing table as stored: the `routing-config` stream folded. Every replica calls this every
@@ -14,14 +12,7 @@ export interface RoutingConfigSnapshot {
  * finds nothing while the table is unchanged) and returns that same snapshot when there are none.
  * Positions in a stream are appended in order under expected versions, so none is ever skipped.
  */
-export async function readRoutingConfig(executor: SqlExecutor, store: EventStore, previous?: RoutingConfigSnapshot): Promise<RoutingConfigSnapshot> {
-  const after = previous?.version ?? 0;
-  const rows: EventRow[] = await executor.query(
-    `SELECT ${EVENT_COLUMNS} FROM ${quoteSchema(store.schema)}.events WHERE stream_id = $1 AND stream_position > $2 ORDER BY stream_position`,
-    [ROUTING_CONFIG_STREAM, after],
-  );
-  if (rows.length === 0) return previous ?? { version: 0, state: initialRoutingConfigState() };
+export function readRoutingConfig(executor: SqlExecutor, store: EventStore, previous?: RoutingConfigSnapshot): Promise<RoutingConfigSnapshot> {
   // evolveRoutingConfig copies its maps: the previous snapshot, perhaps still in use, is left as it was.
-  const state = rows.map((row) => store.toStoredEvent(row)).reduce(evolveRoutingConfig, previous?.state ?? initialRoutingConfigState());
-  return { version: (rows[rows.length - 1] as EventRow).stream_position, state };
+  return readSnapshot(executor, store, ROUTING_CONFIG_STREAM, { initial: initialRoutingConfigState, evolve: evolveRoutingConfig }, previous);
 }

@@ -7,8 +7,6 @@ import type { SqlExecutor } from './sql-executor';
 export interface Decision<T> {
   appends: AppendToStream[];
   result: T;
-  /** Metadata only the decision knows (e.g. the correlation id of what it created), over the command's. */
-  metadata?: Partial<AppendMetadata>;
 }
 
 /** A command as the pipeline runs it: who handles it and its id (null: no record, the decision is idempotent by itself). */
@@ -55,10 +53,9 @@ export class CommandPipeline {
       const done = await this.processed.find<T>(tx, consumer, commandId);
       if (done) return { result: done.result, types: [] };
     }
-    const decision = await decide(tx);
-    const { appends, result } = decision;
+    const { appends, result } = await decide(tx);
     const written = appends.filter((a) => a.events.length > 0);
-    if (written.length > 0) await this.store.append(tx, written, { ...metadata, ...decision.metadata });
+    if (written.length > 0) await this.store.append(tx, written, metadata);
     if (commandId !== null) await this.processed.record(tx, consumer, commandId, result);
     return { result, types: [...new Set(written.flatMap((a) => a.events.map((e) => e.type)))] };
   }

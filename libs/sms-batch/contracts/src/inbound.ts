@@ -53,17 +53,10 @@ export const inboundMessageStreamId = (key: string): string => `inbound-${key}`;
 /** The stream of the parts of concatenated messages with one reference (source, number, scheme, reference, total). */
 export const inboundGroupStreamId = (key: string): string => `inbound-group-${key}`;
 
-export interface InboundMessageView {
-  umid: string;
+/** An inbound message as the list API shows it: the event's own fields, of a sub-account's number. */
+export type InboundMessageView = Pick<InboundMessageReceivedV1, 'umid' | 'source' | 'destination' | 'body' | 'encoding' | 'smsCount' | 'incomplete' | 'receivedAt'> & {
   subAccountId: string;
-  source: string;
-  destination: string;
-  body: string;
-  encoding: InboundPartV1['encoding'];
-  smsCount: number;
-  incomplete: boolean;
-  receivedAt: string;
-}
+};
 
 /** A sub-account's inbound messages, newest first: `before` is the cursor of the previous page, `since` an ISO instant. */
 export type ListInboundQuery = CommandMessage<{ accountId: string; subAccountId: string; since: string | null; before: string | null; limit: number }, 'ListInbound'>;
