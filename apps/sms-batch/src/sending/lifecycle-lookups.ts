@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { rowsOf, type SqlExecutor } from '@seed/platform-event-store';
+import { fencedOff as fencedOffRows } from '@seed/platform-work-queue';
 import { carrierIdKey, carrierIdKeys, carrierScopedKey, type MessageCommand } from '@seed/sms-batch-domain';
 import type { CarrierReceipt } from '@seed/sms-batch-contracts';
+import { outboundQueueTable } from './outbound-queue.table';
 
 /**
  * A decision to record: about a known message, or a receipt whose message is found by carrier id.
@@ -20,11 +22,8 @@ export type LifecycleItem =
 export async function fencedOff(tx: SqlExecutor, s: string, items: LifecycleItem[], logger: Logger): Promise<Set<LifecycleItem>> {
   const held = items.filter((i): i is Extract<LifecycleItem, { umid: string }> => 'umid' in i && i.leaseToken !== undefined);
   if (held.length === 0) return new Set();
-  const rows = rowsOf<{ umid: string; lease_token: string | null }>(
-    await tx.query(`SELECT umid, lease_token FROM ${s}.outbound_queue WHERE umid = ANY($1::uuid[]) ORDER BY umid FOR UPDATE`, [[...new Set(held.map((i) => i.umid))]]),
-  );
-  const tokenOf = new Map(rows.map((r) => [r.umid, r.lease_token === null ? null : String(r.lease_token)]));
-  const stale = held.filter((i) => tokenOf.has(i.umid) && tokenOf.get(i.umid) !== i.leaseToken);
+  const staleUmids = await fencedOffRows(tx, outboundQueueTable(s), held.map((i) => ({ id: i.umid, leaseToken: i.leaseToken as string })));
+  const stale = held.filter((i) => staleUmids.has(i.umid));
   if (stale.length > 0) {
     logger.warn(
       { umids: stale.map((i) => i.umid), commands: stale.map((i) => i.command.type) },

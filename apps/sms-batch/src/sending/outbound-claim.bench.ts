@@ -13,7 +13,7 @@
 // The harness (schemas, statistics, timing, EXPLAIN, the table) is runClaimBench's.
 import 'reflect-metadata';
 import type { DataSource } from 'typeorm';
-import { runClaimBench } from '@seed/platform-event-store';
+import { runClaimBench } from '@seed/platform-work-queue/bench';
 import { ServiceSchema } from '@seed/platform-nest';
 import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
 import { OutboundQueueRepository } from './outbound-queue.repository';

@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { quoteSchema } from '@seed/platform-event-store';
 import { attachSqlRowGauges, LOGGER, SampledGauge, ServiceSchema } from '@seed/platform-nest';
+import { dueDepthSql } from '@seed/platform-work-queue';
+import { outboundQueueTable } from './outbound-queue.table';
 
 const dueMessages = new SampledGauge({
   name: 'sms_batch_outbound_queue_due_messages',
@@ -30,8 +32,7 @@ export class OutboundQueueMetrics implements OnModuleInit, OnApplicationShutdown
   ) {}
 
   onModuleInit(): void {
-    const sql = `SELECT count(*)::float8 AS due, coalesce(extract(epoch FROM now() - min(next_attempt_at)), 0)::float8 AS oldest
-                   FROM ${quoteSchema(this.schema.name)}.outbound_queue WHERE next_attempt_at <= now()`;
+    const sql = dueDepthSql(outboundQueueTable(quoteSchema(this.schema.name)));
     this.detach = attachSqlRowGauges(this.dataSource, sql, { due: dueMessages, oldest: oldestDueSeconds }, (error) =>
       this.logger.debug({ err: error }, 'metrics: outbound queue not read'),
     );

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PLAN_EACH_CALL, quoteSchema, rowsOf } from '@seed/platform-event-store';
+import { quoteSchema, rowsOf } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
+import { claimStatement, heldParams, heldUnder, releaseStatement, type LeaseToken, type WorkQueueTable } from '@seed/platform-work-queue';
+import { outboundQueueTable } from './outbound-queue.table';
 
 export interface OutboundMessage {
   umid: string;
@@ -15,7 +17,7 @@ export interface OutboundMessage {
   expiry: string | null;
   attempts: number;
   /** The claim's fencing token: results and hand-backs are written only while the row still carries it. */
-  leaseToken: string;
+  leaseToken: LeaseToken;
   /** The trace of the request that queued the message (W3C traceparent), if any. */
   traceparent: string | null;
   /** The carrier its route chose, kept for a replica holding a session to it; null: not routed yet. */
@@ -29,19 +31,21 @@ export interface OutboundMessage {
 /** A claimed row, named by its umid and the token of the claim that holds it. */
 export interface HeldMessage {
   umid: string;
-  leaseToken: string;
+  leaseToken: LeaseToken;
 }
 
 /** Claims and releases rows of the outbound queue; a claim is a lease, so a crashed sender's rows return. */
 @Injectable()
 export class OutboundQueueRepository {
   private readonly s: string;
+  private readonly q: WorkQueueTable;
 
   constructor(
     private readonly dataSource: DataSource,
     schema: ServiceSchema,
   ) {
     this.s = quoteSchema(schema.name);
+    this.q = outboundQueueTable(this.s);
   }
 
   /**
@@ -59,11 +63,14 @@ export class OutboundQueueRepository {
       : `SELECT umid FROM ${this.s}.outbound_queue WHERE next_attempt_at <= now() AND (carrier_id IS NULL OR carrier_id = ANY($3::text[]))
           ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
     const result = await this.dataSource.query(
-      `${PLAN_EACH_CALL} UPDATE ${this.s}.outbound_queue q
-          SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now() + make_interval(secs => $2::double precision / 1000),
-              attempts = q.attempts + 1, lease_token = nextval('${this.s}.outbound_lease_tokens')
-        WHERE q.umid IN (${due})
-        RETURNING q.umid, q.account_id, q.sub_account_id, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token, q.traceparent, q.carrier_id, q.tried, q.carrier_locked`,
+      claimStatement(this.q, {
+        alias: 'q',
+        dueRows: due,
+        leaseMsParam: '$2',
+        alsoSet: 'attempts = q.attempts + 1',
+        returning:
+          'q.umid, q.account_id, q.sub_account_id, q.destination, q.source, q.text, q.encoding, q.expiry, q.attempts, q.lease_token, q.traceparent, q.carrier_id, q.tried, q.carrier_locked',
+      }),
       onlyExpired ? [limit, leaseMs] : [limit, leaseMs, carriers],
     );
     return rowsOf<Row>(result).map(toMessage);
@@ -76,7 +83,7 @@ export class OutboundQueueRepository {
   async pin(held: HeldMessage, carrierId: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE ${this.s}.outbound_queue SET lease_until = NULL, next_attempt_at = now(), carrier_id = $3, attempts = attempts - 1
-        WHERE umid = $1 AND lease_token = $2`,
+        WHERE ${heldUnder(this.q, '$1', '$2')}`,
       [held.umid, held.leaseToken, carrierId],
     );
   }
@@ -90,7 +97,7 @@ export class OutboundQueueRepository {
     await this.dataSource.query(
       `UPDATE ${this.s}.outbound_queue SET lease_until = NULL, carrier_id = NULL, tried = $3::text[],
               next_attempt_at = now() + make_interval(secs => $4::double precision / 1000)
-        WHERE umid = $1 AND lease_token = $2`,
+        WHERE ${heldUnder(this.q, '$1', '$2')}`,
       [held.umid, held.leaseToken, [...tried], delayMs],
     );
   }
@@ -101,15 +108,13 @@ export class OutboundQueueRepository {
    */
   async release(held: HeldMessage[], delayMs: number, countAttempt = true, lockTo: string | null = null): Promise<void> {
     if (held.length === 0) return;
-    await this.dataSource.query(
-      `UPDATE ${this.s}.outbound_queue q
-          SET lease_until = NULL, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
+    const statement = releaseStatement(this.q, {
+      alias: 'q',
+      set: `next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
               attempts = q.attempts - CASE WHEN $4 THEN 0 ELSE 1 END,
-              carrier_id = coalesce($5, q.carrier_id), carrier_locked = q.carrier_locked OR $5 IS NOT NULL
-         FROM unnest($1::uuid[], $2::bigint[]) AS h(umid, lease_token)
-        WHERE q.umid = h.umid AND q.lease_token = h.lease_token`,
-      [held.map((h) => h.umid), held.map((h) => h.leaseToken), delayMs, countAttempt, lockTo],
-    );
+              carrier_id = coalesce($5, q.carrier_id), carrier_locked = q.carrier_locked OR $5 IS NOT NULL`,
+    });
+    await this.dataSource.query(statement, [...heldParams(held.map((h) => ({ id: h.umid, leaseToken: h.leaseToken }))), delayMs, countAttempt, lockTo]);
   }
 }
 

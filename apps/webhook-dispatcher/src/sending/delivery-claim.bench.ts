@@ -14,7 +14,8 @@
 // The harness (schemas, statistics, timing, EXPLAIN, the table) is runClaimBench's.
 import 'reflect-metadata';
 import type { DataSource } from 'typeorm';
-import { EventStore, eventStoreSchema, runClaimBench, runMigrations } from '@seed/platform-event-store';
+import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
+import { runClaimBench } from '@seed/platform-work-queue/bench';
 import { ServiceSchema } from '@seed/platform-nest';
 import { webhookMigrations } from '../webhook.migrations';
 import { DeliveryStore } from './delivery-store';

@@ -9,6 +9,5 @@ export * from './sql-executor';
 export * from './stored-event';
 export * from './upcaster';
 export * from './wakeable-pause';
-export * from './claim-bench';
 export * from './combined-statement';
 export * from './command-pipeline';

@@ -9,7 +9,7 @@
 // the largest size, on stderr).
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { PLAN_EACH_CALL, PreparedStatementClient } from './prepared-statement-client';
+import { PLAN_EACH_CALL, PreparedStatementClient } from '@seed/platform-event-store';
 
 type Stats = 'fresh' | 'stale';
 

@@ -1,0 +1,6 @@
+export * from './claim.sql';
+export * from './fence.sql';
+export * from './fenced-off';
+export * from './lease-token';
+export * from './queue-depth.sql';
+export * from './work-queue-table';
