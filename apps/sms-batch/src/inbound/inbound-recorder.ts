@@ -30,7 +30,6 @@ export interface InboundSettings {
   maxWaitMs: number;
 }
 
-const MAX_CONFLICT_RETRIES = 5;
 /** deliver_sm written in one transaction at most: a carrier's window is typically 10-100 a session. */
 const MAX_BATCH = 200;
 
@@ -97,7 +96,7 @@ export class InboundRecorder {
 
   private recordBatch(items: readonly InboundItem[]): Promise<InboundEvent[][]> {
     const metadata = { correlationId: items[0]?.streamId ?? 'inbound', causationId: null, traceparent: null, occurredAt: new Date().toISOString() };
-    return this.pipeline.run({ consumer: 'inbound', commandId: null, metadata, attempts: MAX_CONFLICT_RETRIES }, async (tx) => {
+    return this.pipeline.run({ consumer: 'inbound', commandId: null, metadata }, async (tx) => {
       const stored = await this.store.readStreams(tx, [...new Set(items.map((i) => i.streamId))]);
       const decided = decideInboundBatch(items, stored, this.settings.duplicateWindowMs);
       if (decided.opened.length > 0) await tx.query(`INSERT INTO ${this.openGroups} (stream_id, opened_at) SELECT unnest($1::text[]), now() ON CONFLICT (stream_id) DO NOTHING`, [decided.opened]);
@@ -130,7 +129,7 @@ export class InboundRecorder {
   /** The expiry of one stream's waiting parts, with the opt-out and HELP's answer the message implies. */
   private async inTransaction(streamId: string, decide: (tx: SqlExecutor, state: InboundStreamState) => Promise<InboundEvent[]>): Promise<InboundEvent[]> {
     const metadata = { correlationId: streamId, causationId: null, traceparent: null, occurredAt: new Date().toISOString() };
-    return this.pipeline.run({ consumer: 'inbound', commandId: null, metadata, attempts: MAX_CONFLICT_RETRIES }, async (tx) => {
+    return this.pipeline.run({ consumer: 'inbound', commandId: null, metadata }, async (tx) => {
       const stored = await this.store.readStream(tx, streamId);
       const events = await decide(tx, stored.reduce(evolveInbound, EMPTY_INBOUND_STREAM));
       const message = events.find((e) => e.type === 'InboundMessageReceived')?.data as InboundMessageReceivedV1 | undefined;

@@ -1,7 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { ConcurrencyError, type AppendMetadata, type AppendToStream, type EventStore } from './event-store';
+import type { AppendMetadata, AppendToStream, EventStore } from './event-store';
+import { withCommandRetry, type DatabaseOutage, type RetryState } from './command-pipeline.retry-policy';
 import type { ProcessedMessages } from './processed-messages';
 import type { SqlExecutor } from './sql-executor';
+
+export { COMMAND_RETRY_POLICY, isTransientDatabaseError, withCommandRetry, type DatabaseOutage, type RetryState } from './command-pipeline.retry-policy';
 
 /** What a decision appends and answers; streams without events are left out. */
 export interface Decision<T> {
@@ -14,16 +17,23 @@ export interface PipelineCommand {
   consumer: string;
   commandId: string | null;
   metadata: AppendMetadata;
-  /** Attempts when other writers keep coming first (default: the pipeline's, 3). */
-  attempts?: number;
+  /** While the database is unreachable (default `fail`: see DatabaseOutage). */
+  outage?: DatabaseOutage;
 }
 
 /**
+ * The deciding function: reads and folds what it needs inside the transaction it is given, and
+ * decides. `retry` tells a decision taken again after another writer came first (one that keeps
+ * state between transactions drops what that writer made stale).
+ */
+export type Decide<T> = (tx: SqlExecutor, retry: RetryState) => Promise<Decision<T>>;
+
+/**
  * Read -> fold -> decide -> append, in one transaction with the command's processed record, again
- * when another writer appended to a stream first (ConcurrencyError: the streams are read afresh).
- * A redelivered command gets its first answer without deciding again. What it appended wakes the
- * followers of those event types. The deciding function reads and folds what it needs inside the
- * transaction it is given; a refusal it throws rolls everything back.
+ * when another writer appended to a stream first (ConcurrencyError: the streams are read afresh),
+ * under the one COMMAND_RETRY_POLICY. A redelivered command gets its first answer without deciding
+ * again. What it appended wakes the followers of those event types. A refusal the deciding
+ * function throws rolls everything back.
  */
 export class CommandPipeline {
   constructor(
@@ -31,29 +41,23 @@ export class CommandPipeline {
     private readonly store: EventStore,
     private readonly processed: ProcessedMessages,
     private readonly wake: (types: readonly string[]) => void,
-    private readonly maxConflictRetries = 3,
   ) {}
 
-  async run<T>(command: PipelineCommand, decide: (tx: SqlExecutor) => Promise<Decision<T>>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { result, types } = await this.dataSource.transaction((tx) => this.once(tx, command, decide));
-        if (types.length > 0) this.wake(types);
-        return result;
-      } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < (command.attempts ?? this.maxConflictRetries)) continue;
-        throw error;
-      }
-    }
+  async run<T>(command: PipelineCommand, decide: Decide<T>): Promise<T> {
+    const { result, types } = await withCommandRetry(command.outage ?? 'fail', (retry) =>
+      this.dataSource.transaction((tx) => this.once(tx, command, decide, retry)),
+    );
+    if (types.length > 0) this.wake(types);
+    return result;
   }
 
-  private async once<T>(tx: SqlExecutor, command: PipelineCommand, decide: (tx: SqlExecutor) => Promise<Decision<T>>): Promise<{ result: T; types: string[] }> {
+  private async once<T>(tx: SqlExecutor, command: PipelineCommand, decide: Decide<T>, retry: RetryState): Promise<{ result: T; types: string[] }> {
     const { consumer, commandId, metadata } = command;
     if (commandId !== null) {
       const done = await this.processed.find<T>(tx, consumer, commandId);
       if (done) return { result: done.result, types: [] };
     }
-    const { appends, result } = await decide(tx);
+    const { appends, result } = await decide(tx, retry);
     const written = appends.filter((a) => a.events.length > 0);
     if (written.length > 0) await this.store.append(tx, written, metadata);
     if (commandId !== null) await this.processed.record(tx, consumer, commandId, result);
