@@ -6,6 +6,8 @@
 import nx from '@nx/eslint-plugin';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const frameworks = ['@nestjs/*', 'typeorm', 'kafkajs', 'pg', 'express'];
 
@@ -42,6 +44,18 @@ export default [
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       'no-console': ['error', { allow: ['error'] }],
     },
+  },
+  {
+    // Dependencies flow one way: a file never imports, however indirectly, what imports it.
+    // `@seed/*` paths resolve through tsconfig.base.json, so a cycle through a library's index counts.
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.base.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     files: ['**/*.spec.ts', 'tools/**/*.ts', 'libs/platform/testing/**/*.ts'],

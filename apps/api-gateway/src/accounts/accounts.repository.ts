@@ -4,15 +4,8 @@ import { quoteSchema } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { accessChannel } from './access-changes';
 import { generateApiKey, hashApiKey, type NewApiKey } from './api-key';
+import type { KeyAccess } from './key-access';
 import { KeyAccessCache } from './key-access-cache';
-
-export interface KeyAccess {
-  accountId: string;
-  /** Whether the sub-account asked about belongs to the key's account. */
-  ownsSubAccount: boolean;
-  /** The account's own request rate limit; null for the gateway's default. */
-  requestsPerSecond: number | null;
-}
 
 const UNIQUE_VIOLATION = '23505';
 

@@ -1,4 +1,4 @@
-import type { KeyAccess } from './accounts.repository';
+import type { KeyAccess } from './key-access';
 
 export interface KeyAccessCacheOptions {
   /** How long an entry is used at most (a backstop: changes clear the cache when they commit). 0: no cache. */

@@ -1,6 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
 import { SampledGauge, type Reading } from '@seed/platform-nest';
-import type { SubmitOutcome } from './smpp-carrier';
+import type { SubmitOutcome } from './submit-outcome';
 
 /**
  * How long a carrier waits for our answer to a deliver_sm. A receipt is answered only once it is

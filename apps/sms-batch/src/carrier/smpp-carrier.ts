@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
 import { receiptAckSeconds, submitObserver } from './carrier.metrics';
 import { parseSmppUrl, redactSmppUrl, type SmppEndpoint } from './smpp-url';
+import type { SubmitOutcome } from './submit-outcome';
+
+export type { SubmitOutcome };
 
 /** SMPP command_status values the sender treats as "try again later"; any other is final. */
 const TEMPORARY_STATUSES = new Set([
@@ -11,10 +14,6 @@ const TEMPORARY_STATUSES = new Set([
   0x58, // ESME_RTHROTTLED
   0x64, // ESME_RX_T_APPN
 ]);
-
-export type SubmitOutcome =
-  | { ok: true; messageId: string }
-  | { ok: false; temporary: boolean; status: number; detail: string };
 
 /** A deliver_sm (or data_sm) as the receipt parser needs it, and its fields as the library parsed them (inbound SMS). */
 export interface IncomingDeliverSm {

@@ -1,4 +1,4 @@
-import type { DirectTicket } from './direct-delivery';
+import type { AttemptOutcome, DeliveryScheduledV1 } from '@seed/webhook-dispatcher-domain';
 
 /** A delivery the sender holds: what to send where, and how often it was tried. */
 export interface ClaimedDelivery {
@@ -52,4 +52,28 @@ export function claimedOf(r: ClaimedRow, claimedAt: number): ClaimedDelivery {
 /** The origin an endpoint is limited and broken by: scheme, host and port. */
 export function originOf(url: string): string {
   return new URL(url).origin;
+}
+
+/** A direct delivery as the sender holds it (with the secrets that sign it). */
+export type DirectHeld = ClaimedDelivery & { secrets: string[]; direct: DirectTicket };
+
+/** Where a direct delivery stands. */
+export interface DirectTicket {
+  scheduled: DeliveryScheduledV1;
+  /**
+   * memory: no row; writing: its row being written; written: a row, leased to this replica when the
+   * delivery has a lease token (its outcome is then recorded as a claimed delivery's); done:
+   * succeeded without a row.
+   */
+  state: 'memory' | 'writing' | 'written' | 'done';
+  /**
+   * follower: waits for the earlier change of its message (in `followers` of that one's ticket);
+   * waiting: in its endpoint's waiting line; flight: started.
+   */
+  place: 'follower' | 'waiting' | 'flight';
+  /** The later changes of the same message, sent one after the other once this one succeeded. */
+  followers: DirectHeld[];
+  /** An outcome that came back while the row was being written: recorded once it is. */
+  outcome?: { outcome: AttemptOutcome; at: string };
+  settle(): void;
 }

@@ -1,8 +1,7 @@
-import type { AttemptOutcome, DeliveryScheduledV1 } from '@seed/webhook-dispatcher-domain';
-import type { ClaimedDelivery } from './claimed-delivery';
+import type { DeliveryScheduledV1 } from '@seed/webhook-dispatcher-domain';
 
-/** A direct delivery as the sender holds it (with the secrets that sign it). */
-export type DirectHeld = ClaimedDelivery & { secrets: string[]; direct: DirectTicket };
+// Declared beside ClaimedDelivery, which refers to them: one file, no cycle.
+export type { DirectHeld, DirectTicket } from './claimed-delivery';
 
 /**
  * A status change the intake hands to the sender for its first attempt without writing it down
@@ -44,24 +43,3 @@ export interface DeliveryToWrite {
  * written; one missing was scheduled already by another replica (its partition moved), which owns it.
  */
 export type WriteDown = (deliveries: readonly DeliveryToWrite[], leaseMs: number) => Promise<Map<string, string>>;
-
-/** Where a direct delivery stands. */
-export interface DirectTicket {
-  scheduled: DeliveryScheduledV1;
-  /**
-   * memory: no row; writing: its row being written; written: a row, leased to this replica when the
-   * delivery has a lease token (its outcome is then recorded as a claimed delivery's); done:
-   * succeeded without a row.
-   */
-  state: 'memory' | 'writing' | 'written' | 'done';
-  /**
-   * follower: waits for the earlier change of its message (in `followers` of that one's ticket);
-   * waiting: in its endpoint's waiting line; flight: started.
-   */
-  place: 'follower' | 'waiting' | 'flight';
-  /** The later changes of the same message, sent one after the other once this one succeeded. */
-  followers: DirectHeld[];
-  /** An outcome that came back while the row was being written: recorded once it is. */
-  outcome?: { outcome: AttemptOutcome; at: string };
-  settle(): void;
-}
