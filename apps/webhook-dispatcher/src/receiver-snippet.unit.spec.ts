@@ -4,19 +4,19 @@ import { runInNewContext } from 'node:vm';
 import { signatureHeader } from '@seed/webhook-dispatcher-domain';
 
 /**
- * The receiver's verification the README shows customers, run as written: it must accept what the
+ * The receiver's verification docs/webhooks.md shows customers, run as written: it must accept what the
  * dispatcher signs and refuse (not throw on) anything forged, since receivers copy it verbatim.
  */
 type Verify = (secret: string, header: unknown, rawBody: string) => boolean;
 
 function readmeVerify(): Verify {
-  const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
-  const snippet = /A receiver in Node:\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (!snippet) throw new Error('README.md has no receiver snippet');
+  const guide = readFileSync(join(__dirname, '../../../docs/webhooks.md'), 'utf8');
+  const snippet = /A receiver in Node:\s*```js\n([\s\S]*?)```/.exec(guide)?.[1];
+  if (!snippet) throw new Error('docs/webhooks.md has no receiver snippet');
   return runInNewContext(`${snippet}\nverify`, { require, Buffer, Date }) as Verify;
 }
 
-describe('the README receiver snippet', () => {
+describe('the receiver snippet of docs/webhooks.md', () => {
   const verify = readmeVerify();
   const body = '{"namespace":"SMS","eventType":"outbound_message_status_changed"}';
   const now = () => Math.floor(Date.now() / 1000);
