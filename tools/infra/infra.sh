@@ -561,7 +561,7 @@ cmd_down() {
 # The local broker keeps every topic it was given. Stacks started by hand with their own
 # KAFKA_TOPIC_PREFIX (the test suites and benches delete theirs) leave ~110 partitions each, and the
 # broker's idle CPU grows with the count: with ~14,000 it checkpointed every partition's high
-# watermark every 5 s and spent twice the idle CPU of a fresh one (docs/decisions.md).
+# watermark every 5 s (docs/adr/0041-e2e-bench-conditions.md).
 KAFKA_PARTITIONS_WARN=2000
 
 kafka_partitions_note() {

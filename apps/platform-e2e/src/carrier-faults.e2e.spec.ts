@@ -120,7 +120,7 @@ describe('carrier delivery when sms-batch stops or dies mid-send', () => {
       }
     }
     // Not bounded by the window: results wait for the writer's next commit, which lags by up to a
-    // few hundred ms on a loaded machine (measured: 20-30 alone, ~100 with another file in parallel).
+    // few hundred ms on a loaded machine.
     console.log(
       `SIGKILL mid-send: ${twice.length} of ${BATCH_SIZE} messages reached the simulator twice (window ${WINDOW}, ${atSignal} accepted at the kill); ` +
         `first copies ${twice.sort((a, b) => a - b).join(',')} ms from the kill`,

@@ -17,9 +17,8 @@ const CONCURRENCY = 4;
 const ROUNDS = 3;
 /**
  * The bar, chosen after measuring on the 2-core development machine shared with other test runs
- * (docs/decisions.md, "Unauthenticated work is bounded"): pooled over the rounds, the p99 under
- * attack was 2.1-3.2x the p99 alone in four runs with the attacker on its own core (unpinned:
- * 3.1x and 3.5x, and 5.3x while a full test suite ran beside it).
+ * (docs/adr/0043-unauthenticated-work-bounded.md): the attacker's loopback traffic and the gateway
+ * share the cores, so the p99 under attack is a multiple of the p99 alone, not within it.
  * The p99 of authenticated reads under attack at most this factor of the baseline plus this slack.
  */
 const P99_FACTOR = 3;
@@ -271,7 +270,7 @@ function startAttack(url: URL, authorizations: (string | undefined)[]): { stop()
   // The attacker is on the internet, not on the gateway's host: here it shares the two cores, so it
   // runs niced and on the second core only (where the kernel also does most of its loopback TCP
   // work), leaving the first to the gateway's own refusals. Unpinned, its sending competed with
-  // the gateway on both cores and a run under a full test suite reached 5x the quiet p99.
+  // the gateway on both cores (docs/adr/0043-unauthenticated-work-bounded.md).
   const child = spawn('taskset', ['-c', '1', 'nice', '-n', '19', process.execPath, '-e', ATTACK_WORKER, JSON.stringify(settings)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8');

@@ -57,7 +57,7 @@ const DRAINED_BYTES = 64 * 1024;
  * kernel, so that the rest is never read; a small one is drained by Node after the answer, keeping
  * the connection. Without the destroy, Node drains the unread body until its graceful close
  * completes (`req._dump()` after the response), and under a flood of refused 16 MB posts the
- * gateway took in megabytes per refusal: 3.2 MB on average (unauthenticated-load.e2e.spec.ts).
+ * gateway took in megabytes per refusal (docs/adr/0043-unauthenticated-work-bounded.md).
  */
 export function closeUnreadBody(req: Request, res: Response): void {
   const length = Number(req.headers['content-length'] ?? NaN);

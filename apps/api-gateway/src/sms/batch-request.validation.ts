@@ -46,7 +46,7 @@ export function toSubmitBatchData(body: unknown, accountId: string, subAccountId
     ...(template ? { template: common(template as Properties, {}) } : {}),
     messages: dto.messages.map((raw): SmsBatchItem => {
       const item = raw as Properties;
-      // Filled in place: spreading a fresh object into each item cost ~1 µs an item.
+      // Filled in place, not a fresh object spread into each item (docs/adr/0039-batch-acceptance-without-per-item-copies.md).
       const out = common<SmsBatchItem>(item, { destination: (item['destination'] as string | undefined) ?? '' });
       if (typeof item['country'] === 'string') out.country = item['country'];
       if (typeof item['clientMessageId'] === 'string') out.clientMessageId = item['clientMessageId'];

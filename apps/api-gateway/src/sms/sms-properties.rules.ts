@@ -44,7 +44,8 @@ const DATE_TIME = 'must be an ISO 8601 date-time with a time zone, in the years 
 const isCallbackUrl = (v: string) => isURL(v, { protocols: ['http', 'https'], require_protocol: true, require_tld: false }) && callbackUrlProblem(v) === null;
 /**
  * The verdict on the last URL checked: a batch's messages mostly carry one URL, and validator's
- * isURL cost ~2 µs a message (18 ms of a 10,000-message batch's acceptance).
+ * isURL on every message was a visible part of a batch's acceptance
+ * (docs/adr/0039-batch-acceptance-without-per-item-copies.md).
  */
 let lastUrl: { url: string; ok: boolean } | undefined;
 function isCallbackUrlOnce(v: unknown): boolean {
@@ -55,8 +56,8 @@ function isCallbackUrlOnce(v: unknown): boolean {
 
 /**
  * Type rules of the template and of each of up to 10,000 items. Checked by plain functions rather
- * than class-validator decorators: per item they are ~50x cheaper, which is a third of the
- * latency budget of a 10,000-message batch. The checks themselves are validator.js's, as
+ * than class-validator decorators, which cost many times more per item on the path of a
+ * 10,000-message batch (docs/adr/0039-batch-acceptance-without-per-item-copies.md). The checks themselves are validator.js's, as
  * class-validator's are.
  */
 const COMMON: Record<string, Rule> = {

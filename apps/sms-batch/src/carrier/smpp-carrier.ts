@@ -234,7 +234,8 @@ const corked = new WeakSet<object>();
 
 /**
  * PDUs written in one tick leave in one writev instead of one syscall each: a window of submits,
- * or the responses to a burst of receipts. Measured at about 5 % of the service's CPU at full rate.
+ * or the responses to a burst of receipts: on the thread that answers receipts, syscalls are a
+ * large share of the work (docs/adr/0034-delivery-path-end-to-end.md).
  */
 function corkForThisTick(session: smpp.Session): void {
   const socket = session.socket;

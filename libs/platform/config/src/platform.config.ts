@@ -29,7 +29,8 @@ export class PlatformConfig extends KafkaClientConfig {
    * How long a pooled connection may sit idle before it is closed. node-postgres closes them after
    * 10 s, so a service that paused longer (between bursts of traffic) opened new ones, each a
    * fresh PostgreSQL backend with cold caches and its statements to prepare again, and its first
-   * burst ran slower. Ten minutes, like HikariCP's default; 0 keeps idle connections for good.
+   * burst ran slower. Ten minutes, like HikariCP's default; 0 keeps idle connections for good
+   * (docs/adr/0040-pooled-connections-idle-ten-minutes.md).
    */
   @IsInt()
   @Min(0)

@@ -52,7 +52,8 @@ export const eventStoreSchema: Migration[] = [
    * inside them, and every event is written once and read by every follower, so jsonb's parse into
    * its binary form on insert and its printing back to text on every read were pure cost (on the
    * delivery path, appends and follower reads were the two largest statements). An existing log is
-   * rewritten once by this migration (the table is locked meanwhile; see docs/decisions.md).
+   * rewritten once by this migration (the table is locked meanwhile; see
+   * docs/adr/0035-event-bodies-as-json.md).
    */
   {
     id: '000-event-store-textual-json',

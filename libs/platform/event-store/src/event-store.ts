@@ -55,8 +55,7 @@ export class EventStore {
     private readonly upcasters: readonly Upcaster[] = [],
     /**
      * Time-ordered (UUIDv7) by default: the unique index on event ids then grows at its end instead
-     * of at random places (with sms-batch's time-ordered umids: 1,016 -> 1,291 messages/s end to end
-     * on a log of 2.7 M events).
+     * of at random places, as sms-batch's umids do (docs/adr/0001-batch-sms-rules.md, "Ids").
      */
     private readonly newId: () => string = uuidv7,
   ) {

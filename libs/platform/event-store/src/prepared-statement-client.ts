@@ -7,8 +7,8 @@ export const MAX_PREPARED_PER_CONNECTION = 500;
  * Starts the text of a query that must be planned on every call: one over a work queue, a table
  * that goes from a few rows to thousands within seconds. Postgres keeps a prepared statement's
  * generic plan once it has one, and a plan made while the table was nearly empty (sequential scans,
- * a nested-loop anti-join) cost 10 s per call at 10,000 rows where a fresh plan takes 6 ms; it
- * stayed until autovacuum's next ANALYZE, and webhooks stalled for 30-50 s.
+ * a nested-loop anti-join) is orders of magnitude slower once it is full, until autovacuum's next
+ * ANALYZE (docs/adr/0013-work-queue-claims-cost-o-batch.md).
  */
 export const PLAN_EACH_CALL = '/* plan each call */';
 
@@ -18,7 +18,7 @@ const STALE_PLAN = '0A000';
 /**
  * node-postgres's client, with every parameterised query run as a named prepared statement: the
  * server parses and plans it once per connection instead of on every call. The platform's queries
- * are short ones on indexes, so planning cost more than executing (figures in docs/decisions.md).
+ * are short ones on indexes, so planning cost more than executing (docs/adr/0012-prepared-statements.md).
  *
  * Only queries with parameters change: they already take the extended protocol, so the one
  * difference is the statement's name. Queries without parameters (`BEGIN`, `COMMIT`, migrations,

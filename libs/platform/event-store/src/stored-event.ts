@@ -25,7 +25,7 @@ export interface EventRow {
  * `occurred_at` formatted by PostgreSQL as `Date.toISOString()` would (the log's times are written
  * from such strings, so milliseconds are all they hold). Every follower reads every event of its
  * log: parsing each time into a `Date` only to print it back cost more than the formatting here
- * (30,000 events: 288 -> 215 ms of a follower's CPU, `docs/decisions.md`).
+ * (docs/adr/0036-followers-read-only-what-they-handle.md).
  */
 export const OCCURRED_AT_ISO = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 

@@ -3,8 +3,8 @@ import metadataJson from 'libphonenumber-js/metadata.max.json';
 
 /*
  * Why this file exists: libphonenumber-js builds a new RegExp from its metadata on every pattern
- * test, so parsing and validating one +44 number costs ~25 µs and a 10,000-message batch ~250 ms on
- * a 2-core machine. For the common inputs this file repeats the library's decision with the same max
+ * test, which on a 10,000-message batch is a large part of its acceptance
+ * (docs/adr/0039-batch-acceptance-without-per-item-copies.md). For the common inputs this file repeats the library's decision with the same max
  * metadata, each pattern compiled once. Any input off that path answers `undefined` and goes to the
  * library; numbering-plan.fast-path.unit.spec.ts checks both agree on numbers of every country.
  *

@@ -72,8 +72,7 @@ export const LINE_PER_SLOT = { min: 2, max: 8 };
  * LINE_WITHIN_MS at its recent pace (`answerMs`, a moving average; null before its first answer),
  * between LINE_PER_SLOT.min and .max. So a request that ends is followed at once without a claim,
  * and a fast endpoint is not held to one claim per slots' worth: each claim costs PostgreSQL about
- * as much as a hundred rows (a backlog drained ~1.5x faster with this line than with 2 per slot:
- * docs/decisions.md). A slow endpoint keeps the shortest line: deliveries beyond it would only
+ * as much as a hundred rows (docs/adr/0033-webhook-waiting-line-at-endpoint-pace.md). A slow endpoint keeps the shortest line: deliveries beyond it would only
  * wait while other replicas could send them. At most 8 per slot: with the default concurrency
  * (32) and WEBHOOK_MAX_IN_FLIGHT (512), one endpoint's line is then half of what a sender holds.
  */
