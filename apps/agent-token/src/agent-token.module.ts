@@ -3,7 +3,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationBootstrap, type O
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { AGENT_TOKEN_EVENT_TOPIC } from '@seed/agent-token-contracts';
-import { EventStore } from '@seed/platform-event-store';
+import { CommandPipeline, EventStore } from '@seed/platform-event-store';
 import { CommandBus, KafkaConnection, MessageProducer, OutboxRelay } from '@seed/platform-kafka';
 import { LOGGER, PlatformModule, ServiceSchema, StartDeadline, SubscriptionRegistry } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
@@ -56,9 +56,9 @@ export class AgentTokenModule implements OnModuleInit, OnApplicationBootstrap, B
         { provide: CallReferences, useFactory: (schema: ServiceSchema) => new CallReferences(schema.name), inject: [ServiceSchema] },
         {
           provide: RoomExpirySweeper,
-          useFactory: (dataSource: DataSource, rooms: RoomStore, schema: ServiceSchema) =>
-            new RoomExpirySweeper(dataSource, rooms, schema.name, config.ROOM_EXPIRY_SWEEP_MS, logger),
-          inject: [DataSource, RoomStore, ServiceSchema],
+          useFactory: (dataSource: DataSource, rooms: RoomStore, pipeline: CommandPipeline, schema: ServiceSchema) =>
+            new RoomExpirySweeper(dataSource, rooms, pipeline, schema.name, config.ROOM_EXPIRY_SWEEP_MS, logger),
+          inject: [DataSource, RoomStore, CommandPipeline, ServiceSchema],
         },
         {
           provide: CommandBus,

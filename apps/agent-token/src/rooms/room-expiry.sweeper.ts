@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { quoteSchema } from '@seed/platform-event-store';
+import { quoteSchema, type CommandPipeline } from '@seed/platform-event-store';
 import type { RoomStore } from './room-store';
-import { withConflictRetry } from './room-store';
 
 /**
  * Records RoomExpired for waiting rooms past their expiry, so that subscribers learn of it.
@@ -20,6 +19,7 @@ export class RoomExpirySweeper {
   constructor(
     private readonly dataSource: DataSource,
     private readonly store: RoomStore,
+    private readonly pipeline: CommandPipeline,
     schema: string,
     private readonly intervalMs: number,
     private readonly logger: Logger,
@@ -47,15 +47,8 @@ export class RoomExpirySweeper {
     );
     let expired = 0;
     for (const { room_id: roomId } of due) {
-      const decided = await withConflictRetry(() =>
-        this.dataSource.transaction((tx) =>
-          this.store.execute(tx, roomId, { type: 'Expire', now: now.toISOString() }, {
-            correlationId: randomUUID(),
-            causationId: null,
-            occurredAt: now.toISOString(),
-          }),
-        ),
-      );
+      const metadata = { correlationId: randomUUID(), causationId: null, occurredAt: now.toISOString() };
+      const decided = await this.pipeline.run({ consumer: 'room-expiry', commandId: null, metadata }, (tx) => this.store.decide(tx, roomId, { type: 'Expire', now: now.toISOString() }));
       expired += decided.events.length;
     }
     return expired;

@@ -1,8 +1,6 @@
 import { roomStreamId, type RoomEvent } from '@seed/agent-token-contracts';
 import { decideRoom, evolveRoom, foldRoom, type RoomCommand, type RoomState } from '@seed/agent-token-domain';
-import { ConcurrencyError, type AppendMetadata, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
-
-export const MAX_CONFLICT_RETRIES = 5;
+import type { AppendMetadata, Decision, EventStore, SqlExecutor } from '@seed/platform-event-store';
 
 export interface RoomDecision {
   after: RoomState;
@@ -10,9 +8,10 @@ export interface RoomDecision {
 }
 
 /**
- * The command pipeline of a room: read its stream, fold, decide, append with the version read.
- * Two writers of one room cannot both append; the loser gets a ConcurrencyError and the caller
- * runs its transaction again (see `withConflictRetry`), deciding on what the winner wrote.
+ * A room's stream: read it, fold, decide what to append at the version read. Commands run the
+ * decision through the CommandPipeline, which appends it and decides again on what the other
+ * writer wrote when two writers of one room come together; a follower already in a transaction
+ * of its own appends it with `execute`.
  */
 export class RoomStore {
   constructor(private readonly store: EventStore) {}
@@ -22,24 +21,15 @@ export class RoomStore {
     return { state: foldRoom(stored as unknown as RoomEvent[]), version: stored.length };
   }
 
-  async execute(db: SqlExecutor, roomId: string, command: RoomCommand, metadata: AppendMetadata): Promise<RoomDecision> {
+  async decide(db: SqlExecutor, roomId: string, command: RoomCommand): Promise<Decision<RoomDecision>> {
     const { state, version } = await this.load(db, roomId);
     const events = decideRoom(command, state);
-    if (events.length > 0) {
-      await this.store.append(db, [{ streamId: roomStreamId(roomId), expectedVersion: version, events }], metadata);
-    }
-    return { after: events.reduce(evolveRoom, state), events };
+    return { appends: [{ streamId: roomStreamId(roomId), expectedVersion: version, events }], result: { after: events.reduce(evolveRoom, state), events } };
   }
-}
 
-/** Runs `work` (one transaction) again after a concurrent append, a few times. */
-export async function withConflictRetry<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
-      throw error;
-    }
+  async execute(db: SqlExecutor, roomId: string, command: RoomCommand, metadata: AppendMetadata): Promise<RoomDecision> {
+    const { appends, result } = await this.decide(db, roomId, command);
+    if (result.events.length > 0) await this.store.append(db, appends, metadata);
+    return result;
   }
 }

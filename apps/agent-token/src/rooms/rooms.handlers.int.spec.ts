@@ -9,7 +9,7 @@ import type {
   GuestRoomResponse,
   SealedReply,
 } from '@seed/agent-token-contracts';
-import { EventStore, ProcessedMessages } from '@seed/platform-event-store';
+import { CommandPipeline, EventStore, ProcessedMessages } from '@seed/platform-event-store';
 import { SubscriptionRegistry } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
 import { dropSchema, openTestDataSource, testKeyring, testLogger, uniqueName } from '@seed/platform-testing';
@@ -34,6 +34,7 @@ let creator: CreateTokenHandler;
 let sessions: SessionsHandler;
 let config: AgentTokenConfig;
 let registry: SubscriptionRegistry;
+let pipeline: CommandPipeline;
 
 function opened<T>(reply: CommandReply<SealedReply>): T {
   if (!reply.ok) throw new Error(`refused: ${JSON.stringify(reply.failure)}`);
@@ -69,8 +70,9 @@ beforeAll(async () => {
   const rooms = new RoomStore(store);
   const callReferences = new CallReferences(schema);
   registry = new SubscriptionRegistry(ds, store, testLogger());
-  creator = new CreateTokenHandler(ds, rooms, callReferences, new ProcessedMessages(schema), registry, tokens, links, wire, config);
-  sessions = new SessionsHandler(ds, rooms, callReferences, registry, tokens, new GuestTokens(keys), links, wire, testLogger());
+  pipeline = new CommandPipeline(ds, store, new ProcessedMessages(schema), (types) => registry.wakeFor(types));
+  creator = new CreateTokenHandler(ds, rooms, callReferences, pipeline, tokens, links, wire, config);
+  sessions = new SessionsHandler(ds, rooms, callReferences, pipeline, tokens, new GuestTokens(keys), links, wire, testLogger());
 });
 
 afterAll(async () => {
@@ -137,8 +139,7 @@ describe('token creation against Postgres', () => {
       ds,
       new RoomStore(store),
       new CallReferences(schema),
-      new ProcessedMessages(schema),
-      registry,
+      pipeline,
       tokens,
       new GuestLinks(new GuestTokens(keys), 'https://rooms.example.test/guest'),
       wire,
@@ -239,7 +240,7 @@ describe('guest room and expiry against Postgres', () => {
       });
     };
     await follow();
-    const sweeper = new RoomExpirySweeper(ds, new RoomStore(store), schema, 1000, testLogger());
+    const sweeper = new RoomExpirySweeper(ds, new RoomStore(store), pipeline, schema, 1000, testLogger());
     const roomOf = (b: AgentTokenResponse) => decodeJwt(b.auth_token)['room'] as string;
     await sweeper.sweep(new Date(Date.now() + 899_000));
     expect(await eventsOf('RoomExpired', roomOf(waiting))).toHaveLength(0);

@@ -11,14 +11,15 @@ import type {
   StartAgentSessionCommand,
 } from '@seed/agent-token-contracts';
 import { activeUntil, roomStateAt, RoomError } from '@seed/agent-token-domain';
+import { CommandPipeline } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { LOGGER, SubscriptionRegistry } from '@seed/platform-nest';
+import { LOGGER } from '@seed/platform-nest';
 import { SealedWire, UnreadableSealError } from '../sealed-wire';
 import { AgentTokens, InvalidTokenError, type AgentClaims } from '../tokens/agent-tokens';
 import { GuestTokens } from '../tokens/guest-tokens';
 import { CallReferences } from './call-references';
 import { GuestLinks, guestLinkValidUntil } from './guest-links';
-import { RoomStore, withConflictRetry, type RoomDecision } from './room-store';
+import { RoomStore, type RoomDecision } from './room-store';
 
 const UNAUTHORIZED = { ok: false, failure: { status: 401, code: ApiErrorCode.Unauthorized, message: 'invalid or expired token' } } as const;
 
@@ -34,7 +35,7 @@ export class SessionsHandler {
     private readonly dataSource: DataSource,
     private readonly rooms: RoomStore,
     private readonly callReferences: CallReferences,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     private readonly tokens: AgentTokens,
     private readonly guestTokens: GuestTokens,
     private readonly links: GuestLinks,
@@ -61,7 +62,6 @@ export class SessionsHandler {
 
     try {
       const decision = await this.logIn(roomId, claims, now, command, context);
-      this.subscriptions.wakeFor(decision.events.map((e) => e.type));
       const state = decision.after;
       if (state.status === 'none') return UNAUTHORIZED;
       if (decision.events.some((e) => e.type === 'AgentLoggedIn')) this.logger.info({ roomId, agentId: claims.agentId }, 'agent joined the room');
@@ -92,21 +92,14 @@ export class SessionsHandler {
    * so two active rooms never share a reference.
    */
   private logIn(roomId: string, claims: AgentClaims, now: Date, command: StartAgentSessionCommand, context: CommandContext): Promise<RoomDecision> {
-    return withConflictRetry(() =>
-      this.dataSource.transaction(async (tx) => {
-        const holdsCallReference = await this.callReferences.holdFor(tx, roomId);
-        const decided = await this.rooms.execute(
-          tx,
-          roomId,
-          { type: 'LogIn', agentId: claims.agentId, tokenId: claims.tokenId, now: now.toISOString(), holdsCallReference },
-          { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() },
-        );
-        if (decided.after.status === 'joined' && decided.events.some((e) => e.type === 'AgentLoggedIn')) {
-          await this.callReferences.extend(tx, roomId, activeUntil(decided.after));
-        }
-        return decided;
-      }),
-    );
+    const metadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
+    return this.pipeline.run({ consumer: 'agent-sessions', commandId: null, metadata }, async (tx) => {
+      const holdsCallReference = await this.callReferences.holdFor(tx, roomId);
+      const decision = await this.rooms.decide(tx, roomId, { type: 'LogIn', agentId: claims.agentId, tokenId: claims.tokenId, now: now.toISOString(), holdsCallReference });
+      const { after, events } = decision.result;
+      if (after.status === 'joined' && events.some((e) => e.type === 'AgentLoggedIn')) await this.callReferences.extend(tx, roomId, activeUntil(after));
+      return decision;
+    });
   }
 
   /** Reads only: a room past its expiry reads expired whether or not RoomExpired is recorded yet. */

@@ -6,13 +6,12 @@ import { DataSource } from 'typeorm';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
 import type { AgentTokenResponse, CreateAgentTokenCommand, RoomCreatedV1, SealedReply } from '@seed/agent-token-contracts';
 import { CALL_REFERENCE, generateCallReference } from '@seed/agent-token-domain';
-import { ConcurrencyError, ProcessedMessages, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, ConcurrencyError, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { SubscriptionRegistry } from '@seed/platform-nest';
 import { AgentTokenConfig } from '../agent-token.config';
 import { CallReferences } from '../rooms/call-references';
 import { GuestLinks } from '../rooms/guest-links';
-import { RoomStore, withConflictRetry } from '../rooms/room-store';
+import { RoomStore } from '../rooms/room-store';
 import { SealedWire } from '../sealed-wire';
 import { AgentTokens, type AgentClaims } from './agent-tokens';
 
@@ -42,8 +41,7 @@ export class CreateTokenHandler {
     private readonly dataSource: DataSource,
     private readonly rooms: RoomStore,
     private readonly callReferences: CallReferences,
-    private readonly processed: ProcessedMessages,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     private readonly tokens: AgentTokens,
     private readonly links: GuestLinks,
     private readonly wire: SealedWire,
@@ -67,8 +65,10 @@ export class CreateTokenHandler {
       return failure(400, ApiErrorCode.InvalidMsisdn, 'phone_number must be an international number in E.164 format');
     }
     try {
-      const { issued, room } = await withConflictRetry(() => this.dataSource.transaction((tx) => this.issue(tx, command, context)));
-      if (room) this.subscriptions.wakeAll();
+      const now = new Date();
+      const metadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
+      const issued = await this.pipeline.run({ consumer: CONSUMER, commandId: command.commandId, metadata }, (tx) => this.issue(tx, command, now));
+      const room = issued.roomId ? await this.roomOf(this.dataSource.manager, issued.roomId) : null;
       return { ok: true, result: this.wire.reply(await this.response(issued, room)) };
     } catch (error) {
       if (error instanceof DuplicateCallReference) {
@@ -78,12 +78,9 @@ export class CreateTokenHandler {
     }
   }
 
-  private async issue(tx: SqlExecutor, command: CreateAgentTokenCommand, context: CommandContext): Promise<{ issued: IssuedToken; room: RoomCreatedV1 | null }> {
-    const done = await this.processed.find<IssuedToken>(tx, CONSUMER, command.commandId);
-    if (done) return { issued: done.result, room: done.result.roomId ? await this.roomOf(tx, done.result.roomId) : null };
-
+  /** The token and, with `createRoom`, the room, its call_reference reserved in the same transaction. */
+  private async issue(tx: SqlExecutor, command: CreateAgentTokenCommand, now: Date): Promise<Decision<IssuedToken>> {
     const { data } = command;
-    const now = new Date();
     const issued: IssuedToken = {
       tokenId: randomUUID(),
       agentId: `agent-${randomUUID()}`,
@@ -93,9 +90,9 @@ export class CreateTokenHandler {
       keyId: this.tokens.currentKeyId,
       roomId: data.createRoom ? uuidv7() : null,
     };
-    let room: RoomCreatedV1 | null = null;
+    const appends: AppendToStream[] = [];
     if (issued.roomId) {
-      room = {
+      const room: RoomCreatedV1 = {
         roomId: issued.roomId,
         accountId: data.accountId,
         subAccountId: data.subAccountId,
@@ -115,19 +112,13 @@ export class CreateTokenHandler {
         if (room.callReferenceGenerated) throw new ConcurrencyError('generated call_reference taken');
         throw new DuplicateCallReference();
       }
-      await this.rooms.execute(tx, room.roomId, { type: 'CreateRoom', room }, {
-        correlationId: context.correlationId,
-        causationId: command.commandId,
-        traceparent: context.traceparent,
-        occurredAt: issued.issuedAt,
-      });
+      appends.push(...(await this.rooms.decide(tx, room.roomId, { type: 'CreateRoom', room })).appends);
     }
-    await this.processed.record(tx, CONSUMER, command.commandId, issued);
-    return { issued, room };
+    return { appends, result: issued };
   }
 
-  private async roomOf(tx: SqlExecutor, roomId: string): Promise<RoomCreatedV1> {
-    const { state } = await this.rooms.load(tx, roomId);
+  private async roomOf(db: SqlExecutor, roomId: string): Promise<RoomCreatedV1> {
+    const { state } = await this.rooms.load(db, roomId);
     if (state.status === 'none') throw new Error(`room ${roomId} is recorded as created but has no events`);
     return state.room;
   }
