@@ -12,6 +12,8 @@ import { WebhookCommandsHandler } from './admin/webhook-commands.handler';
 import { DeliveryIntake } from './intake/delivery-intake';
 import { INTAKE_DEAD_LETTERS, StatusEventConsumer } from './intake/status-event.consumer';
 import { DeliveryStore } from './sending/delivery-store';
+import { DirectWriteDown } from './sending/direct-write-down';
+import { SENDER_HAND_OVER, type SenderHandOver } from './sending/sender-hand-over';
 import { WebhookHttpClient } from './sending/webhook-http-client';
 import { WebhookQueueMetrics } from './sending/webhook-queue.metrics';
 import { WebhookSender } from './sending/webhook-sender';
@@ -58,11 +60,12 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
         AccountWebhooksStore,
         DeliveryStore,
         DeliveryIntake,
+        DirectWriteDown,
         WebhookQueueMetrics,
         {
           provide: WebhookSender,
-          inject: [DeliveryStore, AccountWebhooksStore, DeliveryIntake, DataSource],
-          useFactory: (store: DeliveryStore, accounts: AccountWebhooksStore, intake: DeliveryIntake, dataSource: DataSource) =>
+          inject: [DeliveryStore, AccountWebhooksStore, DirectWriteDown, DataSource],
+          useFactory: (store: DeliveryStore, accounts: AccountWebhooksStore, directWrites: DirectWriteDown, dataSource: DataSource) =>
             new WebhookSender(
               store,
               new WebhookHttpClient({
@@ -84,23 +87,17 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
                 idleMs: config.WEBHOOK_IDLE_MS,
                 retry: { baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, maxAgeMs: config.WEBHOOK_RETRY_MAX_AGE_MS },
                 breaker: { failureThreshold: config.WEBHOOK_BREAKER_FAILURES, cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS },
-                writeDown: (deliveries, leaseMs) => dataSource.transaction((tx) => intake.writeDown(tx, deliveries, leaseMs)),
+                writeDown: (deliveries, leaseMs) => dataSource.transaction((tx) => directWrites.writeDown(tx, deliveries, leaseMs)),
               },
             ),
         },
+        // The intake knows the sender only as its hand-over; the sender knows nothing of the intake.
+        { provide: SENDER_HAND_OVER, useExisting: WebhookSender },
         {
           provide: StatusEventConsumer,
-          inject: [KafkaConnection, MessageProducer, DataSource, DeliveryIntake, WebhookSender],
-          useFactory: (connection: KafkaConnection, producer: MessageProducer, dataSource: DataSource, intake: DeliveryIntake, sender: WebhookSender) =>
-            new StatusEventConsumer(connection, producer, dataSource, intake, logger, {
-              offer: () => sender.offer(),
-              scheduled: (held) => {
-                sender.take(held);
-                sender.wake();
-              },
-              directOffer: () => sender.directOffer(),
-              sendDirect: (direct) => sender.sendDirect(direct),
-            }),
+          inject: [KafkaConnection, MessageProducer, DataSource, DeliveryIntake, SENDER_HAND_OVER],
+          useFactory: (connection: KafkaConnection, producer: MessageProducer, dataSource: DataSource, intake: DeliveryIntake, sender: SenderHandOver) =>
+            new StatusEventConsumer(connection, producer, dataSource, intake, logger, sender),
         },
       ],
     };

@@ -12,10 +12,10 @@ import {
   type StatusChange,
 } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, newSigningSecret, SecretSealer } from '../accounts/account-webhooks.store';
-import type { DeliveryToWrite, DirectDelivery, DirectOffer } from '../sending/direct-delivery';
+import type { DirectDelivery, DirectOffer } from '../sending/direct-delivery';
 import { DeliveryStore, originOf, type ClaimedDelivery, type HoldOffer } from '../sending/delivery-store';
+import { ProcessedEvents } from '../sending/processed-events';
 
-const CONSUMER = 'sms-batch-events';
 /**
  * A delivery's id is its status event's id (one delivery per event; a UUID derived from it when the
  * id is not a UUID): the same id (the `x-seed-delivery-id` the customer may deduplicate on) when a
@@ -41,7 +41,7 @@ export interface DirectHandOver {
  */
 @Injectable()
 export class DeliveryIntake {
-  private readonly s: string;
+  private readonly processed: ProcessedEvents;
 
   constructor(
     private readonly deliveries: DeliveryStore,
@@ -50,7 +50,7 @@ export class DeliveryIntake {
     schema: ServiceSchema,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.s = quoteSchema(schema.name);
+    this.processed = new ProcessedEvents(quoteSchema(schema.name));
   }
 
   /**
@@ -87,7 +87,7 @@ export class DeliveryIntake {
     const goDirect = direct ? await this.takeDirect(db, usable, accounts, direct, at) : new Set<string>();
     const rest = usable.filter((c) => !goDirect.has(c.event.eventId));
     if (rest.length === 0) return 0;
-    const fresh = await this.recordProcessed(db, rest.map((c) => c.event.eventId));
+    const fresh = await this.processed.record(db, rest.map((c) => c.event.eventId));
     // `fresh` holds each new id once: an event repeated within the batch is taken once, too.
     const todo = rest.filter((c) => fresh.delete(c.event.eventId));
     if (todo.length === 0) return 0;
@@ -152,7 +152,7 @@ export class DeliveryIntake {
     const candidates = changes.filter((c) => (accounts.get(c.change.accountId)?.state.sealedSecret ?? null) !== null && direct.offer.open(originOf(c.url)));
     if (candidates.length === 0) return new Set();
     const [handled, pending] = await Promise.all([
-      this.processedAmong(db, candidates.map((c) => c.event.eventId)),
+      this.processed.among(db, candidates.map((c) => c.event.eventId)),
       this.deliveries.pendingMessages(db, candidates.map((c) => c.change.umid)),
     ]);
     const perMessage = new Map<string, number>();
@@ -173,45 +173,6 @@ export class DeliveryIntake {
       });
     }
     return taken;
-  }
-
-  /**
-   * Writes direct deliveries down as if this intake had scheduled them (WriteDown): an in-flight
-   * one leased to the sender, whatever else its message has pending (it is being sent already),
-   * one not started due as intake would make it. Answers the lease tokens of the in-flight ones
-   * written here; an event already recorded as processed was written by another replica, which owns it.
-   */
-  async writeDown(db: SqlExecutor, deliveries: readonly DeliveryToWrite[], leaseMs: number): Promise<Map<string, string>> {
-    if (deliveries.length === 0) return new Map();
-    const fresh = await this.recordProcessed(db, deliveries.map((d) => d.scheduled.sourceEventId));
-    const todo = deliveries.filter((d) => fresh.delete(d.scheduled.sourceEventId));
-    const traces = new Map(todo.map((d) => [d.scheduled.deliveryId, d.traceparent]));
-    const inFlight = new Set(todo.filter((d) => d.inFlight).map((d) => d.scheduled.deliveryId));
-    const at = new Date().toISOString();
-    const held = await this.deliveries.schedule(
-      db,
-      todo.map((d) => d.scheduled),
-      { correlationId: 'webhook-dispatcher', causationId: null, occurredAt: at },
-      { leaseMs, take: () => false },
-      traces,
-      inFlight,
-    );
-    return new Map(held.map((h) => [h.deliveryId, h.leaseToken]));
-  }
-
-  private async processedAmong(db: SqlExecutor, eventIds: string[]): Promise<Set<string>> {
-    const rows: { message_id: string }[] = await db.query(`SELECT message_id FROM ${this.s}.processed_messages WHERE consumer = $1 AND message_id = ANY($2::text[])`, [CONSUMER, eventIds]);
-    return new Set(rows.map((r) => r.message_id));
-  }
-
-  private async recordProcessed(db: SqlExecutor, eventIds: string[]): Promise<Set<string>> {
-    const rows: { message_id: string }[] = await db.query(
-      `INSERT INTO ${this.s}.processed_messages (consumer, message_id, result)
-       SELECT $1, id, NULL FROM unnest($2::text[]) AS id
-       ON CONFLICT (consumer, message_id) DO NOTHING RETURNING message_id`,
-      [CONSUMER, [...new Set(eventIds)]],
-    );
-    return new Set(rows.map((r) => r.message_id));
   }
 }
 

@@ -5,21 +5,10 @@ import { isPermanentDatabaseError } from '@seed/platform-event-store';
 import { consumerDeadLetters, deadLetterTopic, IntervalOffsetCommitter, startConsumer, unprefixedTopic, type KafkaConnection, type MessageProducer } from '@seed/platform-kafka';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { STATUS_CHANGE_TYPES, type SourceEvent } from '@seed/webhook-dispatcher-domain';
-import type { ClaimedDelivery, HoldOffer } from '../sending/delivery-store';
-import type { DirectDelivery, DirectOffer } from '../sending/direct-delivery';
+import type { ClaimedDelivery } from '../sending/delivery-store';
+import type { DirectDelivery } from '../sending/direct-delivery';
+import type { SenderHandOver } from '../sending/sender-hand-over';
 import type { DeliveryIntake } from './delivery-intake';
-
-/**
- * Where scheduled deliveries go: the sender's offer for the next transaction, and its hand for
- * what was held; optionally its offer of first attempts without a row, and the attempts themselves
- * (settled, succeeded or written down, before the chunk's offsets are committed).
- */
-export interface ScheduledDeliveries {
-  offer(): HoldOffer | undefined;
-  scheduled(held: ClaimedDelivery[]): void;
-  directOffer?(): DirectOffer | undefined;
-  sendDirect?(direct: readonly DirectDelivery[]): Promise<void>;
-}
 
 export const INTAKE_GROUP = 'webhook-dispatcher.sms-batch-events';
 /** Records of sms-batch's topic that are not events, or whose handling fails for good (never expected): kept for an operator. */
@@ -52,7 +41,7 @@ export class StatusEventConsumer {
     private readonly dataSource: DataSource,
     private readonly intake: DeliveryIntake,
     private readonly logger: Logger,
-    private readonly sink: ScheduledDeliveries,
+    private readonly sink: SenderHandOver,
   ) {
     this.committer = new IntervalOffsetCommitter(logger, INTAKE_GROUP);
   }

@@ -4,6 +4,7 @@ import { eventually, testLogger, uniqueName } from '@seed/platform-testing';
 import type { AttemptOutcome, SourceEvent } from '@seed/webhook-dispatcher-domain';
 import { deliveryIdOf, type DeliveryIntake, type DirectHandOver } from '../intake/delivery-intake';
 import type { DeliveryStore } from './delivery-store';
+import type { DirectWriteDown } from './direct-write-down';
 import type { DirectDelivery } from './direct-delivery';
 import { closeTestDeliveryStore, openTestDeliveryStore, scriptedClient, type Posted } from './sender.test-helpers';
 import { WebhookSender, type SenderOptions } from './webhook-sender';
@@ -18,8 +19,9 @@ const ACCOUNT = 'acme';
 let ds: DataSource;
 let deliveries: DeliveryStore;
 let intake: DeliveryIntake;
+let directWrites: DirectWriteDown;
 
-beforeAll(async () => ({ ds, deliveries, intake } = await openTestDeliveryStore(schema)));
+beforeAll(async () => ({ ds, deliveries, intake, directWrites } = await openTestDeliveryStore(schema)));
 afterAll(() => closeTestDeliveryStore(ds, schema));
 
 const change = (umid: string, type: 'MessageSent' | 'MessageDelivered', url: string): SourceEvent => ({
@@ -39,7 +41,7 @@ const options = (overrides: Partial<SenderOptions> = {}): SenderOptions => ({
   idleMs: 20,
   retry: { baseDelayMs: 20, maxDelayMs: 20, maxAgeMs: 3_600_000 },
   breaker: { failureThreshold: 5, cooldownMs: 200 },
-  writeDown: (items, leaseMs) => ds.transaction((tx) => intake.writeDown(tx, items, leaseMs)),
+  writeDown: (items, leaseMs) => ds.transaction((tx) => directWrites.writeDown(tx, items, leaseMs)),
   ...overrides,
 });
 

@@ -15,7 +15,7 @@ export interface SenderOptions {
   sweepMs?: number;
   /** This replica's name in the endpoints' slot grants; by default host, pid and a random part. */
   holder?: string;
-  /** Writes direct deliveries down (the intake's); without it the sender takes none (directOffer). */
+  /** Writes direct deliveries down (DirectWriteDown); without it the sender takes none (directOffer). */
   writeDown?: WriteDown;
   /** How long direct deliveries may go unsettled before what is left of them is written down. */
   directWaitMs?: number;

@@ -9,13 +9,15 @@ import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks
 import { DeliveryIntake } from '../intake/delivery-intake';
 import { webhookMigrations } from '../webhook.migrations';
 import { DeliveryStore } from './delivery-store';
+import { DirectWriteDown } from './direct-write-down';
 import type { WebhookHttpClient } from './webhook-http-client';
 
-/** The dispatcher's queue in a schema of its own: a pool, the delivery store and the intake that fills it. */
+/** The dispatcher's queue in a schema of its own: a pool, the delivery store, the intake that fills it and the sender's write-down. */
 export interface TestDeliveryStore {
   ds: DataSource;
   deliveries: DeliveryStore;
   intake: DeliveryIntake;
+  directWrites: DirectWriteDown;
 }
 
 export async function openTestDeliveryStore(schema: string): Promise<TestDeliveryStore> {
@@ -25,7 +27,7 @@ export async function openTestDeliveryStore(schema: string): Promise<TestDeliver
   const deliveries = new DeliveryStore(ds, store, new ServiceSchema(schema));
   const sealer = new SecretSealer(parseKeyring(testKeyring()));
   const intake = new DeliveryIntake(deliveries, new AccountWebhooksStore(store, new ServiceSchema(schema)), sealer, new ServiceSchema(schema), testLogger());
-  return { ds, deliveries, intake };
+  return { ds, deliveries, intake, directWrites: new DirectWriteDown(deliveries, new ServiceSchema(schema)) };
 }
 
 export async function closeTestDeliveryStore(ds: DataSource | undefined, schema: string): Promise<void> {

@@ -8,6 +8,7 @@ import { DirectSending } from './direct-sending';
 import { HeldDeliveries } from './held-deliveries';
 import { HoldOffers } from './hold-offers';
 import { OutcomeRecorder } from './outcome-recorder';
+import type { SenderHandOver } from './sender-hand-over';
 import type { SecretsOf, SenderOptions } from './sender-options';
 import type { WebhookHttpClient } from './webhook-http-client';
 
@@ -25,7 +26,7 @@ export type { SecretsOf, SenderOptions } from './sender-options';
  * what it takes from transactions (HoldOffers) and from the intake directly (DirectSending), the
  * requests (DeliveryPump) and the recording of their outcomes (OutcomeRecorder).
  */
-export class WebhookSender {
+export class WebhookSender implements SenderHandOver {
   private readonly state: HeldDeliveries;
   private readonly offers: HoldOffers;
   private readonly directs: DirectSending;
@@ -87,6 +88,12 @@ export class WebhookSender {
   /** Deliveries an offer took, committed: sent as claimed ones are. */
   take(held: readonly ClaimedDelivery[]): void {
     this.offers.take(held);
+  }
+
+  /** Deliveries a committed transaction leased to the sender: taken, and a claim looks for more now. */
+  scheduled(held: readonly ClaimedDelivery[]): void {
+    this.take(held);
+    this.wake();
   }
 
   /** An offer of first attempts without a row, for the intake's transaction (DirectSending.directOffer). */
