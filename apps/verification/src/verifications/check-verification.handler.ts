@@ -2,9 +2,8 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { CommandReply } from '@seed/contracts';
-import { ConcurrencyError, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { SubscriptionRegistry } from '@seed/platform-nest';
 import type { CheckVerificationCommand, CheckVerificationData, VerificationView } from '@seed/verification-contracts';
 import { decideVerification, evolveVerification, VerificationError, viewOf, type Verification, type VerificationState } from '@seed/verification-domain';
 import { CodeSecrets } from './code-secrets';
@@ -25,7 +24,7 @@ export class CheckVerificationHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly verifications: VerificationStore,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     private readonly secrets: CodeSecrets,
     @Inject(MAX_COMMAND_AGE_MS) private readonly maxCommandAgeMs: number,
   ) {}
@@ -39,33 +38,21 @@ export class CheckVerificationHandler {
     // Like a stale generation: its client had a 503, so the code it presented is not counted.
     const stale = staleCommandReply(command.issuedAt, this.maxCommandAgeMs);
     if (stale) return stale;
-    const appended: string[] = [];
-    const reply = await replyOf(async () => {
-      try {
-        // Most validations of a uid come one at a time: read, decide, append at the version read,
-        // each a statement of its own (two round trips). Another writer in between makes the
-        // append fail, and the check is decided again under the stream's lock (five), where
-        // parallel validations queue instead of conflicting again and again.
-        return await this.decide(this.dataSource.manager, command, context, appended);
-      } catch (error) {
-        // Nothing was appended (appended is filled after an append succeeds).
-        if (!(error instanceof ConcurrencyError)) throw error;
-        return this.dataSource.transaction(async (tx) => {
-          await this.verifications.lock(tx, data.uid);
-          return this.decide(tx, command, context, appended);
-        });
-      }
-    });
-    if (reply.ok) this.subscriptions.wakeFor(appended);
-    return reply;
+    const metadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: new Date().toISOString() };
+    // Most validations of a uid come one at a time: read, decide, append at the version read, each
+    // a statement of its own (two round trips, no transaction). Another writer in between makes the
+    // append fail, and the check is decided again in a transaction under the stream's lock, where
+    // parallel validations queue instead of conflicting again and again.
+    return replyOf(() =>
+      this.pipeline.run({ consumer: 'check-verification', commandId: null, metadata, transaction: 'after-a-conflict' }, async (db, retry) => {
+        if (retry.conflicts > 0) await this.verifications.lock(db, data.uid);
+        return this.decide(db, command);
+      }),
+    );
   }
 
-  /**
-   * Decides the check on the stream as read, appending at the version read (a ConcurrencyError
-   * when another writer came first); the types of the events it appends go into `appended` (who
-   * to wake).
-   */
-  private async decide(db: SqlExecutor, command: CheckVerificationCommand, context: CommandContext, appended: string[]): Promise<VerificationView> {
+  /** Decides the check on the stream as read: what to append at the version read, and the verification after it. */
+  private async decide(db: SqlExecutor, command: CheckVerificationCommand): Promise<Decision<VerificationView>> {
     const { data } = command;
     const code = data.code;
     if (code === undefined) throw new Error('a check without a code is a read');
@@ -73,16 +60,13 @@ export class CheckVerificationHandler {
     const loaded = await this.verifications.load(db, data.uid);
     const state = ownedBy(data, loaded.state);
     // A redelivered command (its events are the stream's, caused by its id) is not decided again.
-    if (loaded.causes.has(command.commandId)) return viewOf(state, now);
+    if (loaded.causes.has(command.commandId)) return { appends: [], result: viewOf(state, now) };
     const events = decideVerification({ type: 'CheckCode', codeLength: code.length, matches: this.secrets.matches(state.started, code), now }, state);
-    await this.verifications.append(db, data.uid, loaded.version, events, {
-      correlationId: context.correlationId,
-      causationId: command.commandId,
-      traceparent: context.traceparent,
+    return {
+      appends: [this.verifications.appendOf(data.uid, loaded.version, events)],
+      result: viewOf(events.reduce(evolveVerification, state as VerificationState) as Verification, now),
       occurredAt: now.toISOString(),
-    });
-    appended.push(...events.map((e) => e.type));
-    return viewOf(events.reduce(evolveVerification, state as VerificationState) as Verification, now);
+    };
   }
 }
 

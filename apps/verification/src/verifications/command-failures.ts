@@ -1,10 +1,7 @@
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
-import { ConcurrencyError } from '@seed/platform-event-store';
 import { VerificationError } from '@seed/verification-domain';
 import { AbuseLimitError } from '../limits/abuse-limits';
 import { CodeKeyUnavailableError } from './code-secrets';
-
-const MAX_CONFLICT_RETRIES = 5;
 
 /** Provider token: VERIFY_MAX_COMMAND_AGE_MS. */
 export const MAX_COMMAND_AGE_MS = Symbol('MAX_COMMAND_AGE_MS');
@@ -20,20 +17,17 @@ export function staleCommandReply(issuedAt: string, maxAgeMs: number): CommandRe
 }
 
 /**
- * Runs one command's transaction, retrying it on a concurrency conflict, and maps the decided
- * refusals to the reply the gateway turns into HTTP. Anything else is thrown (the command consumer
- * retries it, then dead-letters it).
+ * Runs one command (the CommandPipeline retries it on a conflict) and maps the decided refusals to
+ * the reply the gateway turns into HTTP. Anything else is thrown (the command consumer retries it,
+ * then dead-letters it).
  */
 export async function replyOf<T>(work: () => Promise<T>): Promise<CommandReply<T>> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return { ok: true, result: await work() };
-    } catch (error) {
-      if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
-      const failure = failureOf(error);
-      if (failure) return { ok: false, failure };
-      throw error;
-    }
+  try {
+    return { ok: true, result: await work() };
+  } catch (error) {
+    const failure = failureOf(error);
+    if (failure) return { ok: false, failure };
+    throw error;
   }
 }
 

@@ -4,9 +4,9 @@ import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { CommandReply } from '@seed/contracts';
-import { allInOne, ProcessedMessages, quoteSchema, StatementParams, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
+import { allInOne, CommandPipeline, ProcessedMessages, quoteSchema, StatementParams, type AppendMetadata, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import type { StartVerificationCommand, VerificationView } from '@seed/verification-contracts';
 import {
   decideVerification,
@@ -40,7 +40,7 @@ export class StartVerificationHandler {
     private readonly dataSource: DataSource,
     private readonly verifications: VerificationStore,
     private readonly processed: ProcessedMessages,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     private readonly secrets: CodeSecrets,
     private readonly limits: AbuseLimits,
     schema: ServiceSchema,
@@ -57,20 +57,20 @@ export class StartVerificationHandler {
       this.logger.warn({ commandId: command.commandId, issuedAt: command.issuedAt }, 'generation request too old: not started');
       return stale;
     }
-    const appended: string[] = [];
-    const reply = await replyOf(() => this.dataSource.transaction((tx) => this.decide(tx, command, context, appended)));
-    if (reply.ok) this.subscriptions.wakeFor(appended);
-    return reply;
+    const metadata: AppendMetadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: new Date().toISOString() };
+    // The command's record is kept by the handler, in the statements it reads and writes its rows
+    // with (one round trip each), rather than in two of the pipeline's own.
+    return replyOf(() => this.pipeline.run({ consumer: CONSUMER, commandId: null, metadata }, (tx) => this.decide(tx, command)));
   }
 
   /**
-   * Decides the generation; the types of the events it appends go into `appended` (who to wake).
-   * Under the number's lock, one statement reads everything the decision needs (the command's
-   * idempotency record, the number's latest verification, both abuse windows) and one writes the
-   * rows besides the events (the SMS count, the number's latest verification, the idempotency
-   * record): a generation's transaction is six round trips, not eleven.
+   * Decides the generation: what to append and the answer. Under the number's lock, one statement
+   * reads everything the decision needs (the command's idempotency record, the number's latest
+   * verification, both abuse windows) and one writes the rows besides the events (the SMS count,
+   * the number's latest verification, the idempotency record): a generation's transaction is six
+   * round trips, not eleven.
    */
-  private async decide(tx: SqlExecutor, command: StartVerificationCommand, context: CommandContext, appended: string[]): Promise<VerificationView> {
+  private async decide(tx: SqlExecutor, command: StartVerificationCommand): Promise<Decision<VerificationView>> {
     const { data } = command;
     // Per account and number, not per sub-account: the number's abuse count is the account's.
     await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.accountId}:${data.msisdn}`]);
@@ -78,8 +78,7 @@ export class StartVerificationHandler {
     // Read under the lock: a copy of this command still being decided elsewhere (redelivered during
     // a rebalance) has committed by now, and its answer is this one's, not a 429.
     const known = await this.lookUp(tx, command, now);
-    if (known.done !== null) return known.done;
-    const metadata: AppendMetadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
+    if (known.done !== null) return { appends: [], result: known.done };
 
     if (known.previous_uid !== null) {
       await this.verifications.lock(tx, known.previous_uid);
@@ -89,21 +88,20 @@ export class StartVerificationHandler {
         if (data.resetSession !== true) {
           // A resend within the interval is refused (the decider throws) before the limits are looked at.
           this.limits.verdict(known, now);
-          await this.verifications.append(tx, known.previous_uid, version, events, metadata);
-          appended.push(...events.map((e) => e.type));
           const view = viewOf(events.reduce(evolveVerification, state) as Verification, now);
           await this.write(tx, (p) => [this.limits.recordStatement(p, data, now), this.processed.recordStatement(p, CONSUMER, command.commandId, view)]);
           this.logger.info({ uid: known.previous_uid }, 'verification code resent');
-          return view;
+          return { appends: [this.verifications.appendOf(known.previous_uid, version, events)], result: view, occurredAt: now.toISOString() };
         }
         // A reset ends it and starts a new one below, counted like any first SMS.
-        await this.verifications.append(tx, known.previous_uid, version, events, metadata);
-        appended.push(...events.map((e) => e.type));
+        this.limits.verdict(known, now);
+        const started = await this.startNew(tx, command, now);
+        return { ...started, appends: [this.verifications.appendOf(known.previous_uid, version, events), ...started.appends] };
       }
     }
 
     this.limits.verdict(known, now);
-    return this.startNew(tx, command, now, metadata, appended);
+    return this.startNew(tx, command, now);
   }
 
   /** The command's earlier answer, the number's latest verification and the abuse windows, in one statement. */
@@ -123,7 +121,7 @@ export class StartVerificationHandler {
     await tx.query(allInOne(statements(p)), p.values);
   }
 
-  private async startNew(tx: SqlExecutor, command: StartVerificationCommand, now: Date, metadata: AppendMetadata, appended: string[]): Promise<VerificationView> {
+  private async startNew(tx: SqlExecutor, command: StartVerificationCommand, now: Date): Promise<Decision<VerificationView>> {
     const { data } = command;
     const uid = uuidv7();
     const settings = settingsOf(data);
@@ -143,8 +141,6 @@ export class StartVerificationHandler {
       },
       initialVerificationState(),
     );
-    await this.verifications.append(tx, uid, 0, events, metadata);
-    appended.push(...events.map((e) => e.type));
     const view = viewOf(events.reduce(evolveVerification, initialVerificationState()) as Verification, now);
     await this.write(tx, (p) => [
       this.limits.recordStatement(p, data, now),
@@ -153,6 +149,6 @@ export class StartVerificationHandler {
       this.processed.recordStatement(p, CONSUMER, command.commandId, view),
     ]);
     this.logger.info({ uid, subAccountId: data.subAccountId }, 'verification started');
-    return view;
+    return { appends: [this.verifications.appendOf(uid, 0, events)], result: view, occurredAt: now.toISOString() };
   }
 }

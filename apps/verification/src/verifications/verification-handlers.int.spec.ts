@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
-import { EventStore, ProcessedMessages, type StoredEvent } from '@seed/platform-event-store';
+import { CommandPipeline, EventStore, ProcessedMessages, type StoredEvent } from '@seed/platform-event-store';
 import { ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
 import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import {
@@ -49,10 +49,11 @@ beforeAll(async () => {
   const verifications = new VerificationStore(store, schema);
   const processed = new ProcessedMessages(schema);
   const subscriptions = new SubscriptionRegistry(ds, store, logger);
+  const pipeline = new CommandPipeline(ds, store, processed, (types) => subscriptions.wakeFor(types));
   const secrets = new CodeSecrets(HASH_KEYS, SEALING_KEYS);
   const limits = new AbuseLimits(schema, { perDestinationPerHour: 5, perSubAccountPerMinute: 3 });
-  starter = new StartVerificationHandler(ds, verifications, processed, subscriptions, secrets, limits, new ServiceSchema(schema), logger, 30_000);
-  checker = new CheckVerificationHandler(ds, verifications, subscriptions, secrets, 30_000);
+  starter = new StartVerificationHandler(ds, verifications, processed, pipeline, secrets, limits, new ServiceSchema(schema), logger, 30_000);
+  checker = new CheckVerificationHandler(ds, verifications, pipeline, secrets, 30_000);
   // The per-sub-account limit of 3 a minute is tested with its own sub-account; the others use many.
 });
 

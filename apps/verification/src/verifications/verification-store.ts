@@ -1,4 +1,4 @@
-import { EventStore, quoteSchema, type AppendMetadata, type SqlExecutor, type StoredEvent } from '@seed/platform-event-store';
+import { EventStore, quoteSchema, type AppendMetadata, type AppendToStream, type SqlExecutor, type StoredEvent } from '@seed/platform-event-store';
 import { foldVerification, type VerificationState } from '@seed/verification-domain';
 import { verificationStreamId, type VerificationEvent } from '@seed/verification-contracts';
 
@@ -52,6 +52,11 @@ export class VerificationStore {
   async loadAll(db: SqlExecutor, uids: readonly string[]): Promise<Map<string, LoadedVerification>> {
     const streams = await this.store.readStreams(db, uids.map(verificationStreamId));
     return new Map(uids.map((uid) => [uid, loaded(streams.get(verificationStreamId(uid)) ?? [])]));
+  }
+
+  /** The append of events to one stream, for a decision the CommandPipeline appends. */
+  appendOf(uid: string, expectedVersion: number, events: readonly VerificationEvent[]): AppendToStream {
+    return { streamId: verificationStreamId(uid), expectedVersion, events };
   }
 
   async append(db: SqlExecutor, uid: string, expectedVersion: number, events: readonly VerificationEvent[], metadata: AppendMetadata): Promise<void> {

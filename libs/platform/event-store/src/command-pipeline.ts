@@ -10,6 +10,12 @@ export { COMMAND_RETRY_POLICY, isTransientDatabaseError, withCommandRetry, type 
 export interface Decision<T> {
   appends: AppendToStream[];
   result: T;
+  /**
+   * The time the decision was taken on, when it is not the command's `occurredAt`: one that waited
+   * for a lock decides on the time it got it, and its events must not look older than the ones
+   * appended before it.
+   */
+  occurredAt?: string;
 }
 
 /** A command as the pipeline runs it: who handles it and its id (null: no record, the decision is idempotent by itself). */
@@ -19,6 +25,14 @@ export interface PipelineCommand {
   metadata: AppendMetadata;
   /** While the database is unreachable (default `fail`: see DatabaseOutage). */
   outage?: DatabaseOutage;
+  /**
+   * `always` (the default), or `after-a-conflict`: a decision whose one append is all it writes
+   * (no command record, no rows of its own) needs no transaction, the expected-version append
+   * being atomic by itself; it is tried first without one (no BEGIN and COMMIT round trips), and
+   * in a transaction once another writer came first, where the deciding function may lock what it
+   * reads so that writers of one stream queue instead of conflicting again.
+   */
+  transaction?: 'always' | 'after-a-conflict';
 }
 
 /**
@@ -44,8 +58,11 @@ export class CommandPipeline {
   ) {}
 
   async run<T>(command: PipelineCommand, decide: Decide<T>): Promise<T> {
+    if (command.transaction === 'after-a-conflict' && command.commandId !== null) throw new Error('a command with a record runs in a transaction');
     const { result, types } = await withCommandRetry(command.outage ?? 'fail', (retry) =>
-      this.dataSource.transaction((tx) => this.once(tx, command, decide, retry)),
+      command.transaction === 'after-a-conflict' && retry.conflicts === 0
+        ? this.once(this.dataSource.manager, command, decide, retry)
+        : this.dataSource.transaction((tx) => this.once(tx, command, decide, retry)),
     );
     if (types.length > 0) this.wake(types);
     return result;
@@ -57,9 +74,9 @@ export class CommandPipeline {
       const done = await this.processed.find<T>(tx, consumer, commandId);
       if (done) return { result: done.result, types: [] };
     }
-    const { appends, result } = await decide(tx, retry);
+    const { appends, result, occurredAt } = await decide(tx, retry);
     const written = appends.filter((a) => a.events.length > 0);
-    if (written.length > 0) await this.store.append(tx, written, metadata);
+    if (written.length > 0) await this.store.append(tx, written, occurredAt === undefined ? metadata : { ...metadata, occurredAt });
     if (commandId !== null) await this.processed.record(tx, consumer, commandId, result);
     return { result, types: [...new Set(written.flatMap((a) => a.events.map((e) => e.type)))] };
   }
