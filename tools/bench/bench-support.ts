@@ -1,6 +1,7 @@
 // What the benchmark scripts share: JSON over HTTP, an open-loop load generator, percentiles, CPU time of processes.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { infrastructureProcesses, stackProcesses } from '@seed/platform-testing';
 
 /**
  * Starts `rate` flows a second for `seconds` s, on schedule whether or not earlier flows have
@@ -72,17 +73,14 @@ export async function json<T>(url: string, init?: RequestInit): Promise<T> {
   return (await res.json()) as T;
 }
 
-/** Every process of a local stack whose CPU a benchmark reports, by a short name. */
-export const STACK_PROCESSES: Record<string, string> = {
-  'api-gateway': 'dist/apps/api-gateway/src/main.js',
-  'sms-batch': 'dist/apps/sms-batch/src/main.js',
-  verification: 'dist/apps/verification/src/main.js',
-  'agent-token': 'dist/apps/agent-token/src/main.js',
-  'webhook-dispatcher': 'dist/apps/webhook-dispatcher/src/main.js',
-  'smsc-simulator': 'dist/tools/smsc-simulator/src/main.js',
-  kafka: 'kafka.Kafka',
-  postgres: 'postgres',
-};
+/**
+ * Every process of a local stack whose CPU a benchmark reports, by its name in
+ * tools/stack/processes.json: command-line patterns, the stack's mains and the infrastructure's.
+ */
+export const STACK_PROCESSES: Record<string, string> = Object.fromEntries([
+  ...stackProcesses().map((p): [string, string] => [p.name, p.main]),
+  ...infrastructureProcesses().map((p): [string, string] => [p.name, p.commandLine]),
+]);
 
 /**
  * Starts counting the stack's CPU; the function returned gives the milliseconds of CPU each process

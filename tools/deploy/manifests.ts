@@ -1,7 +1,7 @@
 // What the manifest checks read: k8s/ rendered as `kubectl apply -k` renders it, and the topics the
 // services create at start, taken from their ServiceDefinitions in dist/ (as the images run them).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { TopicSpec } from '@seed/platform-kafka';
@@ -63,13 +63,12 @@ export function render(target: string): K8sObject[] {
     .filter((d): d is K8sObject => d !== null);
 }
 
-export const SERVICE_DEFINITIONS: Record<string, string> = {
-  'api-gateway': 'dist/apps/api-gateway/src/gateway.service.js',
-  'sms-batch': 'dist/apps/sms-batch/src/sms-batch.service.js',
-  verification: 'dist/apps/verification/src/verification.service.js',
-  'agent-token': 'dist/apps/agent-token/src/agent-token.service.js',
-  'webhook-dispatcher': 'dist/apps/webhook-dispatcher/src/webhook-dispatcher.module.js',
-};
+/** Each deployed service's ServiceDefinition file, from the stack's manifest (tools/stack/processes.json). */
+export const SERVICE_DEFINITIONS: Record<string, string> = Object.fromEntries(
+  (JSON.parse(readFileSync(join(ROOT, 'tools/stack/processes.json'), 'utf8')) as { processes: { name: string; definition?: string }[] }).processes.flatMap((p) =>
+    p.definition ? [[p.name, p.definition]] : [],
+  ),
+);
 
 /** The `topics` of every service's ServiceDefinition (each creates them at start when missing). */
 export function serviceTopics(): Record<string, TopicSpec[]> {

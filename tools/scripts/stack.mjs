@@ -1,7 +1,9 @@
-// Starts every service of the platform from dist/ as child processes, waits until each one is
-// ready, and stops them all on Ctrl-C / SIGTERM. Used by `npm start` and by the end-to-end tests.
+// Starts every process of tools/stack/processes.json from dist/ as child processes, waits until each
+// one is ready, and stops them all on Ctrl-C / SIGTERM. Used by `npm start`, by the end-to-end tests
+// that take the stack whole (startStack) and by `npm run bench:webhooks`.
 // Environment: what the services read (DATABASE_URL, KAFKA_BROKERS, ADMIN_TOKEN, ports, ...), plus
-//   HEALTH_PORT_BASE  first health/metrics port of the back-end services (default 3110, step 10)
+//   HEALTH_PORT_BASE  first health/metrics port of the back-end services (default 3110; each adds its
+//                     healthPortOffset of tools/stack/processes.json)
 //   STACK_NODE_FLAGS  extra node flags for every service, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
 //                     (after those of service-node-flags.json, which the image's entrypoint also uses)
 //   STACK_LOG         unset: every service logs JSON to this process's stdout; else a path prefix:
@@ -28,6 +30,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const env = process.env;
 const healthBase = Number(env.HEALTH_PORT_BASE ?? 3110);
 const serviceNodeFlags = JSON.parse(readFileSync(join(root, 'tools/scripts/service-node-flags.json'), 'utf8'));
+const manifest = JSON.parse(readFileSync(join(root, 'tools/stack/processes.json'), 'utf8')).processes;
+const simulatorMain = manifest.find((p) => p.role === 'simulator');
 
 // Keyrings the services require (see the README's configuration table). A production deployment
 // sets them (k8s/ reads them from a Secret); locally, any not given is generated once into
@@ -101,7 +105,7 @@ const apiPorts = { MESSAGING_API_PORT: Number(env.MESSAGING_API_PORT ?? 3000), A
 /** Replica `i` (from 1) of a service: the first keeps the service's name and ports. */
 function replica(service, i) {
   const name = i === 1 ? service.name : `${service.name}-${i}`;
-  if (service.name !== 'api-gateway') return { ...service, name, port: service.port + i - 1 };
+  if (service.role !== 'gateway') return { ...service, name, port: service.port + i - 1 };
   const ports = Object.fromEntries(Object.entries(apiPorts).map(([key, port]) => [key, String(port + (i - 1) * gatewayStep)]));
   return { ...service, name, port: Number(ports.ADMIN_API_PORT), env: ports };
 }
@@ -109,23 +113,30 @@ function replica(service, i) {
 export const services = [
   // `port` is the inspection API's (the health check's), `smppPort` the SMPP listener's.
   ...smscInstances.map(({ name, httpPort, smppPort, env: instanceEnv }) => ({
-    name, port: httpPort, smppPort, main: 'dist/tools/smsc-simulator/src/main.js', health: '/health', healthHost: smscHttpHost, env: instanceEnv,
+    name, app: simulatorMain.name, role: 'simulator', port: httpPort, smppPort, main: simulatorMain.main, health: simulatorMain.health, healthHost: smscHttpHost, env: instanceEnv,
   })),
-  ...[
-    { name: 'sms-batch', port: healthBase },
-    { name: 'verification', port: healthBase + 10 },
-    { name: 'agent-token', port: healthBase + 20 },
-    { name: 'webhook-dispatcher', port: healthBase + 30 },
-    // Health checked on the admin listener, which binds ADMIN_HTTP_HOST (loopback by default).
-    { name: 'api-gateway', port: apiPorts.ADMIN_API_PORT, healthHost: ['', '0.0.0.0', '::'].includes(env.ADMIN_HTTP_HOST ?? '') ? '127.0.0.1' : env.ADMIN_HTTP_HOST },
-  ].flatMap((service) => Array.from({ length: replicas }, (_, i) => replica(service, i + 1))),
+  ...manifest
+    .filter((p) => p.role !== 'simulator')
+    .map((p) => ({
+      name: p.name,
+      app: p.name,
+      role: p.role,
+      main: p.main,
+      health: p.health,
+      kafkaUser: p.kafkaUser,
+      ...(p.role === 'gateway'
+        ? // Health checked on the admin listener, which binds ADMIN_HTTP_HOST (loopback by default).
+          { port: apiPorts.ADMIN_API_PORT, healthHost: ['', '0.0.0.0', '::'].includes(env.ADMIN_HTTP_HOST ?? '') ? '127.0.0.1' : env.ADMIN_HTTP_HOST }
+        : { port: healthBase + p.healthPortOffset }),
+    }))
+    .flatMap((service) => Array.from({ length: replicas }, (_, i) => replica(service, i + 1))),
 ];
 
 // Simulator instances add listeners next to the services' (in the e2e tests' port blocks too): a
 // shared port would only show up as one process exiting at start-up, so name it before starting.
 const listeners = new Map();
 for (const service of services) {
-  const ports = service.smppPort ? [service.smppPort, service.port] : service.env && !service.main ? Object.values(service.env).map(Number) : [service.port];
+  const ports = service.smppPort ? [service.smppPort, service.port] : service.role === 'gateway' && service.env ? Object.values(service.env).map(Number) : [service.port];
   for (const port of ports) {
     if (listeners.has(port)) {
       console.error(`[stack] ${service.name} and ${listeners.get(port)} would both listen on port ${port}: change SMSC_PORT, SMSC_HTTP_PORT or SMSC_PORT_STEP`);
@@ -139,11 +150,11 @@ const children = new Map();
 let stopping = false;
 
 // What one service is given alone: its Kafka user, then any <SERVICE>__<NAME> setting.
-function ownSettings(app) {
+function ownSettings(app, kafkaUser) {
   const own = {};
-  const passwordFile = env.KAFKA_CREDENTIALS_DIR && join(env.KAFKA_CREDENTIALS_DIR, `seed-${app}.password`);
+  const passwordFile = env.KAFKA_CREDENTIALS_DIR && kafkaUser && join(env.KAFKA_CREDENTIALS_DIR, `${kafkaUser}.password`);
   if (passwordFile && existsSync(passwordFile)) {
-    Object.assign(own, { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: `seed-${app}`, KAFKA_SASL_PASSWORD: readFileSync(passwordFile, 'utf8').trim() });
+    Object.assign(own, { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: kafkaUser, KAFKA_SASL_PASSWORD: readFileSync(passwordFile, 'utf8').trim() });
   }
   const key = app.toUpperCase().replaceAll('-', '_');
   // DATABASE_URL_<SERVICE>, as in k8s/ and as `npm run db:roles -- --out` writes it: its own role.
@@ -153,9 +164,9 @@ function ownSettings(app) {
 }
 
 function start(service) {
-  const app = service.name.replace(/-\d$/, '');
-  const childEnv = { ...env, ...(app === 'api-gateway' || service.main ? {} : { HEALTH_PORT: String(service.port) }), ...service.env, ...(service.main ? {} : ownSettings(app)) };
-  const main = join(root, service.main ?? join('dist/apps', app, 'src/main.js'));
+  const { app, role } = service;
+  const childEnv = { ...env, ...(role === 'service' ? { HEALTH_PORT: String(service.port) } : {}), ...service.env, ...(role === 'simulator' ? {} : ownSettings(app, service.kafkaUser)) };
+  const main = join(root, service.main);
   const flags = (env.STACK_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...serviceNodeFlags, ...flags, main], {
     env: childEnv,
@@ -185,7 +196,7 @@ async function waitReady(service, deadline) {
     if (!children.has(service.name)) throw new Error(`${service.name} exited during start-up`);
     try {
       const host = service.healthHost ?? '127.0.0.1';
-      const res = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${service.port}${service.health ?? '/health/ready'}`);
+      const res = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${service.port}${service.health}`);
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -202,7 +213,7 @@ async function stop(code) {
     for (const child of children.values()) child.kill('SIGKILL');
   }, 15_000);
   // Services first (they finish their work), the carrier simulator last (it still answers them).
-  const order = [services.filter((s) => !s.main), services.filter((s) => s.main)];
+  const order = [services.filter((s) => s.role !== 'simulator'), services.filter((s) => s.role === 'simulator')];
   for (const group of order) {
     const running = group.map((s) => children.get(s.name)).filter(Boolean);
     const exits = running.map((child) => new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r))));

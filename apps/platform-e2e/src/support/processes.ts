@@ -1,29 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { planStack, removeStackData, stackHandle, type RunningStack } from '@seed/platform-testing';
+import { planStack, removeStackData, serviceNodeFlags, stackHandle, stackProcess, type RunningStack } from '@seed/platform-testing';
 import type { SmsBatchDb } from './database';
 import { useStarted } from './stack';
 
 const ROOT = join(__dirname, '../../../..');
 /** The flags `npm start` and the image run the services with (see the file). */
-const SERVICE_NODE_FLAGS = JSON.parse(readFileSync(join(ROOT, 'tools/scripts/service-node-flags.json'), 'utf8')) as string[];
+const SERVICE_NODE_FLAGS = serviceNodeFlags();
 
+/** The processes of tools/stack/processes.json, whose mains, health ports and checks this harness takes. */
 export type ServiceName = 'smsc-simulator' | 'sms-batch' | 'verification' | 'agent-token' | 'webhook-dispatcher' | 'api-gateway';
 /** The back-end services a test may add to the simulator, sms-batch and the gateway. */
 export type ExtraService = 'verification' | 'agent-token' | 'webhook-dispatcher';
 
-const MAINS: Record<ServiceName, string> = {
-  'smsc-simulator': 'dist/tools/smsc-simulator/src/main.js',
-  'sms-batch': 'dist/apps/sms-batch/src/main.js',
-  verification: 'dist/apps/verification/src/main.js',
-  'agent-token': 'dist/apps/agent-token/src/main.js',
-  'webhook-dispatcher': 'dist/apps/webhook-dispatcher/src/main.js',
-  'api-gateway': 'dist/apps/api-gateway/src/main.js',
-};
-
-/** Health ports as tools/scripts/stack.mjs gives them: the plan's base, then steps of 10. */
-const HEALTH_OFFSET: Partial<Record<ServiceName, number>> = { 'sms-batch': 0, verification: 10, 'agent-token': 20, 'webhook-dispatcher': 30 };
+/** Health ports as tools/scripts/stack.mjs gives them: the plan's base plus the manifest's offset. */
+const healthOffset = (service: ServiceName): number | undefined => stackProcess(service).healthPortOffset;
 
 /** A service's process: its first replica by the service's name, replica i (from 2) as `name#i`. */
 export type Instance = ServiceName | `${ServiceName}#${number}`;
@@ -65,7 +57,7 @@ export async function startProcesses(
   env['SMPP_BINDS'] ??= String(replicas);
   const healthPort = (instance: Instance): number | undefined => {
     const { service, replica } = parse(instance);
-    const offset = HEALTH_OFFSET[service];
+    const offset = healthOffset(service);
     return offset === undefined ? undefined : health + offset + replica - 1;
   };
   const gatewayPorts = (replica: number) => {
@@ -78,7 +70,7 @@ export async function startProcesses(
   };
   const instanceEnv = (instance: Instance): Record<string, string> => {
     const { service, replica } = parse(instance);
-    if (service !== 'api-gateway') {
+    if (stackProcess(service).role !== 'gateway') {
       const port = healthPort(instance);
       return port === undefined ? {} : { HEALTH_PORT: String(port) };
     }
@@ -87,16 +79,17 @@ export async function startProcesses(
   };
   const readyUrl = (instance: Instance): string => {
     const { service, replica } = parse(instance);
-    if (service === 'smsc-simulator') return `http://127.0.0.1:${smscHttp}/health`;
-    if (service === 'api-gateway') return `${gateway(replica).adminUrl}/health/ready`;
-    return `http://127.0.0.1:${healthPort(instance)}/health/ready`;
+    const { role, health: path } = stackProcess(service);
+    if (role === 'simulator') return `http://127.0.0.1:${smscHttp}${path}`;
+    if (role === 'gateway') return `${gateway(replica).adminUrl}${path}`;
+    return `http://127.0.0.1:${healthPort(instance)}${path}`;
   };
   const children = new Map<Instance, ChildProcess>();
 
   const start = async (instance: Instance): Promise<void> => {
     if (children.has(instance)) throw new Error(`${instance} is already running`);
     const logName = instance.replace('#', '-');
-    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(ROOT, MAINS[parse(instance).service])], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(ROOT, stackProcess(parse(instance).service).main)], {
       env: { PATH: process.env['PATH'] ?? '', ...env, ...instanceEnv(instance) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

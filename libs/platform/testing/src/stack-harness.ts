@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { stackProcesses } from './stack-processes';
 import { dropSchema, openTestDataSource, requireEnv, testKafka } from './test-infra';
 import { uniqueName } from './unique-name';
 
@@ -20,6 +21,8 @@ export interface RunningStack {
   topicPrefix: string;
   schemaPrefix: string;
   env: Record<string, string>;
+  /** The launcher's process (tools/scripts/stack.mjs) when the stack was started whole: the services are its children. */
+  launcherPid?: number;
   /** Creates an account through the admin API; returns its key and default sub-account. */
   createAccount(accountId?: string): Promise<{ accountId: string; subAccountId: string; apiKey: string; apiKeyId: string }>;
   stop(): Promise<void>;
@@ -107,9 +110,10 @@ export function stackHandle(plan: StackPlan, stop: () => Promise<void>): Running
 
 /**
  * The whole platform as `npm start` runs it (tools/scripts/stack.mjs over dist/), on free ports,
- * with topic and schema prefixes of its own so that test files do not share state.
+ * with topic and schema prefixes of its own so that test files do not share state. `keepData`
+ * leaves its schemas and topics behind at the stop, for a look at its tables afterwards.
  */
-export async function startStack(extraEnv: Record<string, string> = {}): Promise<RunningStack> {
+export async function startStack(extraEnv: Record<string, string> = {}, { keepData = false }: { keepData?: boolean } = {}): Promise<RunningStack> {
   const plan = await planStack(extraEnv);
   const { name, env } = plan;
   const child = spawn(process.execPath, [join(ROOT, 'tools/scripts/stack.mjs')], {
@@ -117,14 +121,15 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   await waitForStackReady(child, `.local/e2e-logs/${name}.*`);
-  return stackHandle(plan, async () => {
+  const handle = stackHandle(plan, async () => {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
     }
-    await removeStackData(name);
+    if (!keepData) await removeStackData(name);
   });
+  return child.pid === undefined ? handle : { ...handle, launcherPid: child.pid };
 }
 
 /** Resolves when a `tools/scripts/stack.mjs` child says it is ready; rejects if it exits first. */
@@ -143,14 +148,15 @@ export function waitForStackReady(child: ChildProcess, logs: string): Promise<vo
 
 /**
  * A base port for one stack: the gateway takes base..base+2 (a second replica base+5..+7), the SMSC
- * simulator base+3 (SMPP) and base+4 (HTTP), the back-end services base+10, +20, +30, +40 (second
- * replicas the port after). Drawn below Linux's ephemeral range (32768+), where outgoing connections (Kafka,
+ * simulator base+3 (SMPP) and base+4 (HTTP), the back-end services base+10 plus their
+ * healthPortOffset of tools/stack/processes.json (second replicas the port after). Drawn below Linux's ephemeral range (32768+), where outgoing connections (Kafka,
  * Postgres clients) could take a port between this check and the services' listen.
  */
 export async function freePortBlock(): Promise<number> {
   for (;;) {
     const base = 10_000 + 50 * Math.floor(Math.random() * 400);
-    const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7, base + 8, base + 9, base + 10, base + 11, base + 20, base + 21, base + 30, base + 31, base + 40, base + 41];
+    const health = stackProcesses().flatMap((p) => (p.healthPortOffset === undefined ? [] : [base + 10 + p.healthPortOffset, base + 11 + p.healthPortOffset]));
+    const ports = [base, base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7, base + 8, base + 9, ...health];
     if (!ports.every(isFetchablePort)) continue;
     if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
   }
