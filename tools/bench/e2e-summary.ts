@@ -2,6 +2,10 @@
 // gateway processes spent per 10,000 messages (the carrier simulator counted apart: it stands in for
 // the carrier of both), as medians with their spread, and the two ratios the comparison is about.
 
+import { spreadOf, type Spread } from './runner/result';
+
+export { spreadOf, type Spread };
+
 /** What one run reports about CPU: seconds per process, the carrier's among them. */
 export interface CpuOfRun {
   messages: number;
@@ -12,11 +16,6 @@ export interface CpuOfRun {
 /** The process that plays the carrier for both sides; not part of either gateway's work. */
 export const CARRIER_PROCESS = 'smsc-simulator';
 
-export interface Spread {
-  median: number;
-  min: number;
-  max: number;
-}
 
 export interface SideSummary {
   runs: number;
@@ -30,12 +29,6 @@ export interface SideSummary {
 }
 
 const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
-
-export function spreadOf(values: readonly number[], digits = 2): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted.length % 2 === 1 ? (sorted[(sorted.length - 1) / 2] as number) : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2;
-  return { median: round(median, digits), min: round(sorted[0] ?? NaN, digits), max: round(sorted[sorted.length - 1] ?? NaN, digits) };
-}
 
 /** Per 10,000 messages, the carrier apart. */
 export function cpuPer10k(run: CpuOfRun): { own: number; carrier: number; byProcess: Record<string, number> } {

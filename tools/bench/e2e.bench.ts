@@ -12,7 +12,7 @@
 // Both ask for the same callbacks: every status change. The platform always posts `sent` and
 // `delivered`; Kannel gets dlr-mask 9 (SMSC accepted + delivered) unless KANNEL_DLR_MASK says otherwise.
 // The runs alternate (platform, kannel, kannel, platform, ...) because the machine is noisy; the
-// script prints each run, both medians and their ratio. BENCH_PEER=none measures the platform alone.
+// script prints each run, both medians and their ratio, and writes its result (tools/bench/README.md). BENCH_PEER=none measures the platform alone.
 // A platform run also reports when its last `delivered` change happened and each change's time to
 // its webhook (the webhooks carry the change's timestamp): where the time after the carrier goes.
 // Each run starts with its carrier's message store emptied (the simulator keeps up to 100,000
@@ -35,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuSecondsOf, cpuSecondsOfPids, json, percentile, STACK_PROCESSES } from './bench-support';
 import { comparison, summariseSide } from './e2e-summary';
+import { alternation, runOf, startBenchmark } from './runner';
 import type { KannelPeer } from './kannel-peer';
 import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
 import { addSecondCarrier, dropCarrierWhenAt, removeSecondCarrier, startBenchSimulator, storedAt, untilBound, type SecondCarrier } from './second-carrier';
@@ -205,7 +206,19 @@ async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, carrierU
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
+/** The run in the common result shape: its side, figures and CPU by process. */
+const asRun = ({ gateway, cpuSeconds, ...rest }: RunResult, label: string) => runOf(rest as Record<string, unknown>, { side: gateway, label, cpuSeconds });
+
 async function main(): Promise<void> {
+  const bench = startBenchmark(peer === 'kannel' ? 'e2e' : 'e2e-platform', 'npm run bench:e2e', {
+    messages: total,
+    runs,
+    warmup,
+    peer,
+    ...(peer === 'kannel' ? { kannelDlrMask: dlrMask, kannelConcurrency } : {}),
+    failover,
+    ...(failover ? { failoverDownMs } : {}),
+  });
   const receiver = await startWebhookReceiver();
   const accountId = `e2e${Date.now().toString(36)}`;
   const account = await json<{ apiKey: string; subAccountIds: string[] }>(`${adminUrl}/admin/v1/accounts`, {
@@ -234,16 +247,15 @@ async function main(): Promise<void> {
     }
     const results: RunResult[] = [];
     for (let i = 1; i <= runs; i++) {
-      const order = i % 2 === 1 ? ['platform', 'kannel'] : ['kannel', 'platform'];
-      for (const gateway of order) {
+      for (const gateway of alternation(i, ['platform', 'kannel'])) {
         if (gateway === 'kannel' && !kannel) continue;
         const result = gateway === 'platform' ? await runPlatform(receiver, account.apiKey, subAccountId, total, `platform-${i}`) : await runKannel(receiver, kannel as KannelPeer, peerCarrierUrl, total, `kannel-${i}`);
-        console.log(JSON.stringify(result));
+        bench.run(asRun(result, `${gateway}-${i}`));
         results.push(result);
       }
       if (second) {
         const result = await runPlatform(receiver, account.apiKey, subAccountId, total, `platform-failover-${i}`, second);
-        console.log(JSON.stringify(result));
+        bench.run(asRun(result, `platform-failover-${i}`));
         results.push(result);
         await untilBound(smscHttpUrl);
       }
@@ -265,19 +277,12 @@ async function main(): Promise<void> {
             },
           }
         : {};
-    console.log(
-      JSON.stringify(
-        {
-          messagesPerRun: total,
-          pairs: runs,
-          platform: { ...platform, rates: rates('platform') },
-          ...failoverSummary,
-          ...(kannelSide ? { kannel: { ...kannelSide, rates: rates('kannel'), dlrMask }, ...comparison(platform, kannelSide) } : {}),
-        },
-        null,
-        2,
-      ),
-    );
+    // Per 10,000 messages, the carrier simulator apart (tools/bench/e2e-summary.ts), and the ratios.
+    bench.finish({
+      platform: { ...platform, rates: rates('platform') },
+      ...failoverSummary,
+      ...(kannelSide ? { kannel: { ...kannelSide, rates: rates('kannel'), dlrMask }, ...comparison(platform, kannelSide) } : {}),
+    });
   } finally {
     await kannel?.stop();
     if (second) await removeSecondCarrier(admin(), second);

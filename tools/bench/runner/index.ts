@@ -1,0 +1,3 @@
+export * from './benchmark';
+export * from './print';
+export * from './result';
