@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EventStore, quoteSchema, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
+import { EventStore, quoteSchema, type AppendMetadata, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { openSealedText, sealText, type Keyring } from '@seed/platform-secrets';
 import {
@@ -49,7 +49,17 @@ export class AccountWebhooksStore {
   /** Appends the account's events (expected version guarded) and writes their fold. */
   async apply(db: SqlExecutor, accountId: string, loaded: LoadedAccount, events: AccountWebhookEvent[], meta: AppendMetadata): Promise<AccountWebhookState> {
     if (events.length === 0) return loaded.state;
-    await this.store.append(db, [{ streamId: accountStreamId(accountId), expectedVersion: loaded.version, events }], meta);
+    await this.store.append(db, [appendOf(accountId, loaded, events)], meta);
+    return this.writeFold(db, accountId, loaded, events);
+  }
+
+  /** Writes the fold of the account's events and answers their append, for a decision the CommandPipeline appends in the same transaction. */
+  async decided(db: SqlExecutor, accountId: string, loaded: LoadedAccount, events: AccountWebhookEvent[]): Promise<{ append: AppendToStream; state: AccountWebhookState }> {
+    const state = events.length === 0 ? loaded.state : await this.writeFold(db, accountId, loaded, events);
+    return { append: appendOf(accountId, loaded, events), state };
+  }
+
+  private async writeFold(db: SqlExecutor, accountId: string, loaded: LoadedAccount, events: AccountWebhookEvent[]): Promise<AccountWebhookState> {
     const state = events.reduce(evolveAccountWebhook, loaded.state);
     await db.query(
       `INSERT INTO ${this.s}.account_webhooks (account_id, dlr_callback_url, sealed_secret, previous_secrets, version)
@@ -60,6 +70,10 @@ export class AccountWebhooksStore {
     );
     return state;
   }
+}
+
+function appendOf(accountId: string, loaded: LoadedAccount, events: AccountWebhookEvent[]): AppendToStream {
+  return { streamId: accountStreamId(accountId), expectedVersion: loaded.version, events };
 }
 
 /** Seals new secrets and opens stored ones (cached: the same sealed text always opens to the same secret). */

@@ -1,8 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { DataSource } from 'typeorm';
 import { ApiErrorCode, type CommandMessage, type CommandReply } from '@seed/contracts';
-import { ConcurrencyError, ProcessedMessages, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import type {
   AccountData,
@@ -21,7 +20,6 @@ import { TRANSIT_SEALER, WEBHOOK_OPTIONS, type WebhookOptions } from '../webhook
 import { WebhookSender } from '../sending/webhook-sender';
 
 const CONSUMER = 'webhook-commands';
-const MAX_CONFLICT_RETRIES = 3;
 
 const badRequest = (message: string) => ({ ok: false as const, failure: { status: 400, code: ApiErrorCode.InvalidParameter, message } });
 const notFound = (message: string) => ({ ok: false as const, failure: { status: 404, code: ApiErrorCode.NotFound, message } });
@@ -34,10 +32,9 @@ const notFound = (message: string) => ({ ok: false as const, failure: { status: 
 @Controller()
 export class WebhookCommandsHandler {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly accounts: AccountWebhooksStore,
     private readonly deliveries: DeliveryStore,
-    private readonly processed: ProcessedMessages,
+    private readonly pipeline: CommandPipeline,
     private readonly sealer: SecretSealer,
     private readonly sender: WebhookSender,
     @Inject(WEBHOOK_OPTIONS) private readonly options: WebhookOptions,
@@ -95,36 +92,30 @@ export class WebhookCommandsHandler {
     return { ok: true, result: { redriven } };
   }
 
+  /**
+   * Set and rotate: the pipeline keeps the answer sealed in the command's record, and the answer
+   * is opened from it, the first time as on a redelivery.
+   */
   private async secretCommand(
     command: CommandMessage<{ accountId: string }>,
     context: CommandContext,
     decide: (state: AccountWebhookState, at: string) => ReturnType<typeof decideAccountWebhook>,
   ): Promise<CommandReply<AccountWebhookResult>> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const result = await this.dataSource.transaction((tx) => this.applySecretCommand(tx, command, context, decide));
-        return { ok: true, result };
-      } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
-        throw error;
-      }
-    }
+    const metadata = { correlationId: context.correlationId, causationId: context.causationId, occurredAt: new Date().toISOString() };
+    const { sealed } = await this.pipeline.run({ consumer: CONSUMER, commandId: command.commandId, metadata }, (tx) => this.decideSecretCommand(tx, command, decide));
+    return { ok: true, result: JSON.parse(this.sealer.open(sealed)) as AccountWebhookResult };
   }
 
-  private async applySecretCommand(
+  private async decideSecretCommand(
     tx: SqlExecutor,
     command: CommandMessage<{ accountId: string }>,
-    context: CommandContext,
     decide: (state: AccountWebhookState, at: string) => ReturnType<typeof decideAccountWebhook>,
-  ): Promise<AccountWebhookResult> {
-    const done = await this.processed.find<{ sealed: string }>(tx, CONSUMER, command.commandId);
-    if (done) return JSON.parse(this.sealer.open(done.result.sealed)) as AccountWebhookResult;
+  ): Promise<Decision<{ sealed: string }>> {
     const { accountId } = command.data;
     const at = new Date().toISOString();
     // `load` answers every id asked for (an account without settings: initial state, version 0).
     const loaded = (await this.accounts.load(tx, [accountId])).get(accountId) as LoadedAccount;
-    const events = decide(loaded.state, at);
-    const state = await this.accounts.apply(tx, accountId, loaded, events, { correlationId: context.correlationId, causationId: context.causationId, occurredAt: at });
+    const { append, state } = await this.accounts.decided(tx, accountId, loaded, decide(loaded.state, at));
     const result: AccountWebhookResult & { previousSecretValidUntil: string | null } = {
       accountId,
       dlrCallbackUrl: state.dlrCallbackUrl,
@@ -132,7 +123,6 @@ export class WebhookCommandsHandler {
       sealedSigningSecret: this.transit.seal(this.sealer.open(state.sealedSecret as string)),
       previousSecretValidUntil: lastReplacedValidUntil(state),
     };
-    await this.processed.record(tx, CONSUMER, command.commandId, { sealed: this.sealer.seal(JSON.stringify(result)) });
-    return result;
+    return { appends: [append], result: { sealed: this.sealer.seal(JSON.stringify(result)) }, occurredAt: at };
   }
 }
