@@ -12,9 +12,12 @@ export const DEADLINE_SKEW_MARGIN_MS = 2000;
  * `issuedAt` counts as late: nothing is done rather than something the client was told failed.
  */
 export function pastCommandDeadline(issuedAt: string, maxAgeMs: number, now: number = Date.now()): boolean {
-  const issued = Date.parse(issuedAt);
-  if (Number.isNaN(issued)) return true;
-  return now > issued + maxAgeMs - DEADLINE_SKEW_MARGIN_MS;
+  return !(now <= commitDeadline(issuedAt, maxAgeMs));
+}
+
+/** The time (ms) by which a command issued at `issuedAt` must be committed; NaN for an unreadable `issuedAt`. */
+export function commitDeadline(issuedAt: string, maxAgeMs: number): number {
+  return Date.parse(issuedAt) + maxAgeMs - DEADLINE_SKEW_MARGIN_MS;
 }
 
 /** Thrown inside the deciding transaction when the deadline passed while deciding: rolls it back. */

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { CommandReply } from '@seed/contracts';
 import { EventStore, ProcessedMessages } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { ServiceSchema } from '@seed/platform-nest';
 import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import {
   batchStreamId,
@@ -17,7 +17,7 @@ import {
   type SubmitBatchesItem,
   type SubmitBatchesResult,
 } from '@seed/sms-batch-contracts';
-import { migrateSmsBatchSchema, mixedBatch } from '../sms-batch.test-helpers';
+import { migrateSmsBatchSchema, mixedBatch, pipelineOf } from '../sms-batch.test-helpers';
 import { parseKeyring, sealText } from '@seed/platform-secrets';
 import { SealedTexts } from '../sealed-texts';
 import { SubmitBatchHandler } from './submit-batch.handler';
@@ -59,10 +59,9 @@ beforeAll(async () => {
   await migrateSmsBatchSchema(ds, schema);
   const logger = testLogger();
   handler = new SubmitBatchHandler(
-    ds,
     store,
     new ProcessedMessages(schema),
-    new SubscriptionRegistry(ds, store, logger),
+    pipelineOf(ds, store, schema, logger),
     new ServiceSchema(schema),
     logger,
     new SealedTexts(SEALING_KEYS),

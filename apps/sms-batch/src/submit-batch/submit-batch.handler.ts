@@ -1,12 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload, Ctx } from '@nestjs/microservices';
-import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
-import { ConcurrencyError, EventStore, ProcessedMessages, type AppendToStream, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, CommitDeadlinePassed, EventStore, ProcessedMessages, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
-import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import { BatchRejectedError, decideSubmitBatch, initialBatchState } from '@seed/sms-batch-domain';
 import {
@@ -23,12 +22,11 @@ import {
 import { SealedTextRefused, SealedTexts } from '../sealed-texts';
 import { toBatchResponse, type FirstMessageEvent } from './batch-response';
 import { ClientBatchIds, clientBatchKey } from './client-batch-ids';
-import { CommandPastDeadline, pastCommandDeadline } from './command-deadline';
+import { CommandPastDeadline, commitDeadline, pastCommandDeadline } from './command-deadline';
 import { IdempotencyKeyReused, IdempotencyKeys, matchIdempotencyKey } from './idempotency-keys';
 import { openSealedItems, sealQueuedTexts } from './sealed-items';
 
 const CONSUMER = 'submit-batch';
-const MAX_CONFLICT_RETRIES = 3;
 const BATCH_SPAN_ATTRIBUTES = { 'messaging.system': 'kafka', 'messaging.operation': 'process' };
 
 /** Provider token: SMS_BATCH_MAX_COMMAND_AGE_MS (the gateway's COMMAND_TIMEOUT_MS). */
@@ -44,7 +42,6 @@ interface DecidedBatch {
   traceparent: string | null;
   now: string;
   appends: AppendToStream[];
-  types: string[];
   response: BatchResponse;
 }
 
@@ -61,10 +58,9 @@ export class SubmitBatchHandler {
   private readonly idempotencyKeys: IdempotencyKeys;
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly store: EventStore,
     private readonly processed: ProcessedMessages,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     schema: ServiceSchema,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly sealed: SealedTexts,
@@ -76,10 +72,13 @@ export class SubmitBatchHandler {
 
   @MessagePattern('SubmitBatch')
   async submit(@Payload() command: SubmitBatchCommand, @Ctx() context: CommandContext): Promise<CommandReply<SubmitBatchReply>> {
+    // The command's record keeps the batch id, not its answer (which may list every message), so
+    // the handler keeps it itself: a redelivered command's answer is rebuilt from the log.
+    const metadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: new Date().toISOString() };
     try {
-      return { ok: true, result: await this.inTransaction((tx, appended) => this.decideAndAppend(tx, command, context, appended)) };
+      return { ok: true, result: await this.pipeline.run({ consumer: CONSUMER, commandId: null, metadata }, (tx) => this.decideOnce(tx, command, context)) };
     } catch (error) {
-      if (error instanceof CommandPastDeadline) {
+      if (error instanceof CommandPastDeadline || error instanceof CommitDeadlinePassed) {
         this.logger.warn({ commandId: command.commandId, issuedAt: command.issuedAt }, 'batch request past the gateway deadline: not decided');
         return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
       }
@@ -97,77 +96,56 @@ export class SubmitBatchHandler {
    */
   @MessagePattern('SubmitBatches')
   async submitMany(@Payload() command: SubmitBatchesCommand): Promise<CommandReply<SubmitBatchesResult>> {
-    const results = await this.inTransaction((tx, appended) => this.decideMany(tx, command, appended));
+    const first = command.data.batches[0];
+    const metadata = { correlationId: first?.correlationId ?? command.commandId, causationId: command.commandId, traceparent: null, occurredAt: new Date().toISOString() };
+    const results = await this.pipeline.run({ consumer: CONSUMER, commandId: null, metadata }, (tx) => this.decideMany(tx, command));
     return { ok: true, result: { results } };
   }
 
-  /**
-   * Runs a decision in a transaction, again (up to 3 times) when a concurrent one took a stream or
-   * clientBatchId it wanted, then wakes the followers of what it appended.
-   */
-  private async inTransaction<T>(decide: (tx: SqlExecutor, appended: string[]) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const appended: string[] = [];
-        const result = await this.dataSource.transaction((tx) => decide(tx, appended));
-        this.subscriptions.wakeFor(appended);
-        return result;
-      } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
-        throw error;
-      }
-    }
-  }
-
-  /** Decides the batch of a command once; the types of the events it appends go into `appended` (who to wake). */
-  private async decideAndAppend(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext, appended: string[]): Promise<SubmitBatchReply> {
+  /** Decides the batch of a command once: what to append, and the answer. */
+  private async decideOnce(tx: SqlExecutor, command: SubmitBatchCommand, context: CommandContext): Promise<Decision<SubmitBatchReply>> {
     const { data } = command;
     // A command already decided (redelivered) gets its first answer, late or not: nothing is written.
     const done = await this.processed.find<{ batchId: string }>(tx, CONSUMER, command.commandId);
-    if (done) return this.rebuildResponse(tx, done.result.batchId, data.includeMessagesInResponse);
+    if (done) return { appends: [], result: await this.rebuildResponse(tx, done.result.batchId, data.includeMessagesInResponse) };
     const now = new Date();
     if (data.idempotency) {
       const first = matchIdempotencyKey(await this.idempotencyKeys.find(tx, data.accountId, data.idempotency.key), data.idempotency, now);
       if (first) {
         this.logger.info({ batchId: first.batchId }, 'known Idempotency-Key: first response returned');
-        return { ...(await this.rebuildResponse(tx, first.batchId, data.includeMessagesInResponse)), idempotentReplay: true };
+        return { appends: [], result: { ...(await this.rebuildResponse(tx, first.batchId, data.includeMessagesInResponse)), idempotentReplay: true } };
       }
     }
     // Past the gateway's deadline, the client has its 503 (or is about to): deciding now would
     // send what it was told failed, and its retry would send it again.
     if (pastCommandDeadline(command.issuedAt, this.maxCommandAgeMs, now.getTime())) throw new CommandPastDeadline(command.issuedAt);
-    const { batchId, response } = await this.decideBatch(tx, data, command.commandId, context, appended);
-    if (data.idempotency) await this.idempotencyKeys.reserve(tx, data.accountId, data.idempotency.key, data.idempotency.requestHash, batchId, now);
-    await this.processed.record(tx, CONSUMER, command.commandId, { batchId });
-    // Deciding a large batch takes a while: checked again just before the commit.
-    if (pastCommandDeadline(command.issuedAt, this.maxCommandAgeMs)) throw new CommandPastDeadline(command.issuedAt);
-    return response;
+    const batch = await this.decideBatch(tx, data, context);
+    if (data.idempotency) await this.idempotencyKeys.reserve(tx, data.accountId, data.idempotency.key, data.idempotency.requestHash, batch.batchId, now);
+    await this.processed.record(tx, CONSUMER, command.commandId, { batchId: batch.batchId });
+    // Deciding a large batch takes a while: the deadline is checked again just before the commit.
+    return { appends: batch.appends, result: batch.response, occurredAt: batch.now, commitBy: commitDeadline(command.issuedAt, this.maxCommandAgeMs) };
   }
 
   /**
-   * Decides one batch: the first response again when its clientBatchId is known, else the batch
-   * decided and appended. A refusal (BatchRejectedError, SealedTextRefused) is thrown before
-   * anything is written.
+   * Decides one batch: the first response again when its clientBatchId is known (nothing to
+   * append), else the batch decided, its clientBatchId reserved. A refusal (BatchRejectedError,
+   * SealedTextRefused) is thrown before anything is written.
    */
   private async decideBatch(
     tx: SqlExecutor,
     data: SubmitBatchData,
-    causationId: string,
     context: CommandContext,
-    appended: string[],
-  ): Promise<{ batchId: string; response: BatchResponse }> {
+  ): Promise<{ batchId: string; response: BatchResponse; appends: AppendToStream[]; now?: string }> {
     const key = data.clientBatchId === undefined ? null : { subAccountId: data.subAccountId, clientBatchId: data.clientBatchId };
     if (key) {
       const known = (await this.clientBatchIds.find(tx, [key])).get(clientBatchKey(key));
       if (known) {
         this.logger.info({ batchId: known, clientBatchId: key.clientBatchId }, 'known clientBatchId: first response returned');
-        return { batchId: known, response: await this.rebuildResponse(tx, known, data.includeMessagesInResponse) };
+        return { batchId: known, response: await this.rebuildResponse(tx, known, data.includeMessagesInResponse), appends: [] };
       }
     }
     const batch = this.decideNew(data, context);
     if (key) await this.clientBatchIds.reserve(tx, [{ ...key, batchId: batch.batchId }]);
-    await this.store.append(tx, batch.appends, { correlationId: context.correlationId, causationId, traceparent: context.traceparent, occurredAt: batch.now });
-    appended.push(...batch.types);
     return batch;
   }
 
@@ -177,7 +155,7 @@ export class SubmitBatchHandler {
    * correlation and trace); known ones answered from the log. A batch refused is refused alone
    * (before anything of it is written); a clientBatchId given twice is answered with its first batch.
    */
-  private async decideMany(tx: SqlExecutor, command: SubmitBatchesCommand, appended: string[]): Promise<CommandReply<BatchResponse>[]> {
+  private async decideMany(tx: SqlExecutor, command: SubmitBatchesCommand): Promise<Decision<CommandReply<BatchResponse>[]>> {
     const items = command.data.batches;
     const keys = items.flatMap(({ batch }) => (batch.clientBatchId === undefined ? [] : [{ subAccountId: batch.subAccountId, clientBatchId: batch.clientBatchId }]));
     const known = await this.clientBatchIds.find(tx, keys);
@@ -215,15 +193,11 @@ export class SubmitBatchHandler {
       tx,
       decided.map((b) => ({ subAccountId: b.subAccountId, clientBatchId: b.clientBatchId as string, batchId: b.batchId })),
     );
-    if (decided.length > 0) {
-      await this.store.append(
-        tx,
-        decided.flatMap((b) => b.appends.map((a) => ({ ...a, correlationId: b.correlationId, traceparent: b.traceparent }))),
-        { correlationId: decided[0]!.correlationId, causationId: command.commandId, traceparent: null, occurredAt: decided[0]!.now },
-      );
-      appended.push(...new Set(decided.flatMap((b) => b.types)));
-    }
-    return answers.map((answer) => (typeof answer === 'string' ? (replies.get(answer) as CommandReply<BatchResponse>) : answer));
+    return {
+      appends: decided.flatMap((b) => b.appends.map((a) => ({ ...a, correlationId: b.correlationId, traceparent: b.traceparent }))),
+      result: answers.map((answer) => (typeof answer === 'string' ? (replies.get(answer) as CommandReply<BatchResponse>) : answer)),
+      ...(decided[0] ? { occurredAt: decided[0].now } : {}),
+    };
   }
 
   /** Decides a new batch (nothing written): its id, the streams to append and the response. */
@@ -252,7 +226,6 @@ export class SubmitBatchHandler {
         { streamId: batchStreamId(batchId), expectedVersion: 0, events: decided.batch },
         ...decided.messages.map((m) => ({ streamId: messageStreamId(m.umid), expectedVersion: 0, events: m.events })),
       ],
-      types: [...new Set([...decided.batch, ...decided.messages.flatMap((m) => m.events)].map((e) => e.type))],
       response: toBatchResponse(batchEvent.data, first, data.includeMessagesInResponse),
     };
   }

@@ -16,6 +16,17 @@ export interface Decision<T> {
    * appended before it.
    */
   occurredAt?: string;
+  /**
+   * The time (this host's clock, ms) after which the decision must not be committed: its client
+   * has been answered already (a gateway gave up waiting), and committing would do what it was
+   * told failed. Checked just before the commit; past it, CommitDeadlinePassed rolls it back.
+   */
+  commitBy?: number;
+}
+
+/** Thrown when a decision's `commitBy` passed before its commit: nothing of it is written. */
+export class CommitDeadlinePassed extends Error {
+  override readonly name = 'CommitDeadlinePassed';
 }
 
 /** A command as the pipeline runs it: who handles it and its id (null: no record, the decision is idempotent by itself). */
@@ -74,10 +85,12 @@ export class CommandPipeline {
       const done = await this.processed.find<T>(tx, consumer, commandId);
       if (done) return { result: done.result, types: [] };
     }
-    const { appends, result, occurredAt } = await decide(tx, retry);
+    const { appends, result, occurredAt, commitBy } = await decide(tx, retry);
     const written = appends.filter((a) => a.events.length > 0);
     if (written.length > 0) await this.store.append(tx, written, occurredAt === undefined ? metadata : { ...metadata, occurredAt });
     if (commandId !== null) await this.processed.record(tx, consumer, commandId, result);
+    // Deciding and appending a large batch takes a while: the deadline is looked at last. NaN counts as past.
+    if (commitBy !== undefined && !(Date.now() <= commitBy)) throw new CommitDeadlinePassed('the decision is past its commit deadline: not committed');
     return { result, types: [...new Set(written.flatMap((a) => a.events.map((e) => e.type)))] };
   }
 }
