@@ -118,4 +118,16 @@ export const webhookMigrations: Migration[] = [
     id: '008-delivery-traceparent',
     statements: (s) => [`ALTER TABLE ${s}.deliveries ADD COLUMN IF NOT EXISTS traceparent text`],
   },
+  {
+    // Fencing tokens from a sequence, as the outbound SMS queue has (libs/platform/work-queue): each
+    // claim draws a new one, and an outcome or a hand-back is written only under the row's token.
+    // The claim's time (`lease_until`, as text) was the token before: a fence only while no two
+    // claims share a clock reading, and a second kind beside the SMS queue's. `lease_until` still
+    // says since when the row is held.
+    id: '009-delivery-lease-token',
+    statements: (s) => [
+      `CREATE SEQUENCE IF NOT EXISTS ${s}.delivery_lease_tokens`,
+      `ALTER TABLE ${s}.deliveries ADD COLUMN IF NOT EXISTS lease_token bigint`,
+    ],
+  },
 ];

@@ -1,3 +1,4 @@
+import type { LeaseToken } from '@seed/platform-work-queue';
 import type { AttemptOutcome, DeliveryScheduledV1 } from '@seed/webhook-dispatcher-domain';
 
 /** A delivery the sender holds: what to send where, and how often it was tried. */
@@ -11,11 +12,11 @@ export interface ClaimedDelivery {
   /** Local time of the claim; the sender starts no request the lease may not outlast. */
   claimedAt: number;
   /**
-   * The claim's fencing token (the row's `lease_until`, when it was claimed): its outcome and its
-   * hand-back are written only while the row still carries it, so a replica whose lease ran out
+   * The claim's fencing token (the row's `lease_token`, drawn by the claim): its outcome and its
+   * hand-back are written only while the row is held under it, so a replica whose lease ran out
    * (stalled, cut off from the database) cannot undo the claim of the replica that holds it now.
    */
-  leaseToken: string;
+  leaseToken: LeaseToken;
   /** The trace of the status change (W3C traceparent), for the POST's span. */
   traceparent: string | null;
   /** A first attempt handed over by the intake without a row (WebhookSender.sendDirect). */

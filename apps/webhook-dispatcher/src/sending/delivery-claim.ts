@@ -1,7 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { PLAN_EACH_CALL, rowsOf } from '@seed/platform-event-store';
+import { leaseSet, type WorkQueueTable } from '@seed/platform-work-queue';
 import { LINE_PER_SLOT } from '@seed/webhook-dispatcher-domain';
 import { claimedOf, type ClaimedDelivery, type ClaimedRow } from './claimed-delivery';
+import { deliveryQueueTable } from './delivery-queue.table';
 
 /** What a replica asks of one claim. */
 export interface ClaimRequest {
@@ -94,11 +96,14 @@ export class DeliveryClaimer {
   /** Per endpoint: where the next claim starts reading its due rows. */
   private readonly floors = new Map<string, string>();
   private floorsSetAt = 0;
+  private readonly q: WorkQueueTable;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly s: string,
-  ) {}
+  ) {
+    this.q = deliveryQueueTable(s);
+  }
 
   async claim(request: ClaimRequest): Promise<Claim> {
     if (Date.now() - this.floorsSetAt > FULL_SCAN_EVERY_MS) {
@@ -198,9 +203,9 @@ export class DeliveryClaimer {
           ORDER BY c.next_attempt_at
           LIMIT $1),
        claimed AS (
-         UPDATE ${s}.deliveries d SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
+         UPDATE ${s}.deliveries d SET ${leaseSet(this.q, '$2')}
            FROM due WHERE d.delivery_id = due.delivery_id
-         RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts, due.next_attempt_at AS was_due, d.lease_until::text AS lease_token, d.traceparent)
+         RETURNING d.delivery_id, d.account_id, d.url, d.origin, d.body, d.attempts, due.next_attempt_at AS was_due, d.lease_token::text AS lease_token, d.traceparent)
      SELECT 'delivery' AS kind, c.delivery_id, c.account_id, c.url, c.origin, c.body, c.attempts, c.was_due, c.lease_token, c.traceparent,
             NULL::int AS slots, NULL::float8 AS slots_left_ms, NULL::boolean AS wants, NULL::int AS wanting, NULL::int AS failures, NULL::float8 AS open_in_ms, NULL::bigint AS version
        FROM claimed c

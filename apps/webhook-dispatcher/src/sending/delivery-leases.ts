@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { heldParams, releaseStatement, type LeaseToken } from '@seed/platform-work-queue';
 import type { ClaimedDelivery } from './claimed-delivery';
 import { DeliveryClaimer, type Claim, type ClaimRequest } from './delivery-claim';
+import { deliveryQueueTable } from './delivery-queue.table';
 
 /** Leases on deliveries and on endpoints' sending slots: taken by a claim, handed back by a sender. */
 export class DeliveryLeases {
@@ -35,14 +37,16 @@ export class DeliveryLeases {
    * Held but not tried (endpoint busy or its breaker open, or shutting down): due again at `dueAt`.
    * Only rows still held under the given claim: one claimed anew by another replica stays with it.
    */
-  async release(items: readonly { deliveryId: string; leaseToken: string; dueAt: Date | null }[]): Promise<void> {
+  async release(items: readonly { deliveryId: string; leaseToken: LeaseToken; dueAt: Date | null }[]): Promise<void> {
     if (items.length === 0) return;
-    await this.dataSource.query(
-      `UPDATE ${this.s}.deliveries d SET lease_until = NULL, next_attempt_at = COALESCE(r.due_at, now())
-         FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, lease_token timestamptz, due_at timestamptz)
-        WHERE d.delivery_id = r.delivery_id AND d.state = 'pending' AND d.lease_until = r.lease_token`,
-      [JSON.stringify(items.map((i) => ({ delivery_id: i.deliveryId, lease_token: i.leaseToken, due_at: i.dueAt?.toISOString() ?? null })))],
-    );
+    // Held: a hand-back or a recorded outcome ends the claim (lease_until NULL) and keeps its token.
+    const statement = releaseStatement(deliveryQueueTable(this.s), {
+      alias: 'd',
+      set: 'next_attempt_at = COALESCE(h.due_at, now())',
+      extra: [{ name: 'due_at', type: 'timestamptz' }],
+      where: "d.state = 'pending' AND d.lease_until IS NOT NULL",
+    });
+    await this.dataSource.query(statement, [...heldParams(items.map((i) => ({ id: i.deliveryId, leaseToken: i.leaseToken }))), items.map((i) => i.dueAt?.toISOString() ?? null)]);
   }
 
   /** Hands back every sending slot `holder` holds (a sender that stops), so other replicas need not wait for them to run out. */

@@ -1,8 +1,10 @@
 import { DataSource } from 'typeorm';
 import { EventStore, type AppendMetadata, type AppendToStream } from '@seed/platform-event-store';
+import { notHeldUnder } from '@seed/platform-work-queue';
 import { decideDelivery, deliveryStreamId, evolveDelivery, type BreakerPolicy, type DeliveryCommand, type DeliveryState, type OutcomeRun } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery, HoldOffer } from './claimed-delivery';
 import { foldOf, type Fold } from './delivery-fold';
+import { deliveryQueueTable } from './delivery-queue.table';
 import { writeFoldsAndBreakers, type BreakerReading } from './folds-and-breakers.sql';
 import type { MessageOrder } from './message-order';
 
@@ -69,7 +71,7 @@ export class DeliveryOutcomes {
           ? []
           : await tx.query(
               `SELECT d.delivery_id, d.umid, d.state, d.attempts, d.version, d.window_start,
-                      (t.token IS NOT NULL AND d.lease_until IS DISTINCT FROM t.token::timestamptz) AS fenced
+                      (t.token IS NOT NULL AND (d.lease_until IS NULL OR ${notHeldUnder(deliveryQueueTable(this.s), 'd', 't.token::bigint')})) AS fenced
                  FROM ${this.s}.deliveries d LEFT JOIN jsonb_each_text($3::jsonb) AS t(delivery_id, token) ON t.delivery_id::uuid = d.delivery_id
                 WHERE d.delivery_id = ANY($1::uuid[]) AND ($2::text IS NULL OR d.account_id = $2) ORDER BY d.delivery_id FOR UPDATE OF d`,
               [[...new Set(commands.map((c) => c.deliveryId))], options.accountId ?? null, JSON.stringify(Object.fromEntries(options.leaseTokens ?? []))],

@@ -177,6 +177,21 @@ describe('delivery queue', () => {
     expect(await deliveries.decide([outcome], at, { leaseTokens: new Map([[id, second?.leaseToken as string]]) })).toMatchObject({ decided: [id], fenced: [] });
   });
 
+  it('a claim handed back ends there: its token hands back nothing more and records nothing', async () => {
+    await accept([change(randomUUID(), 'MessageSent', 'http://handed-back.example/dlr')]);
+    const [held] = await deliveries.claim(10, LEASE);
+    const id = held?.deliveryId as string;
+    // One token type for both queues: a bigint from the queue's sequence.
+    expect(held?.leaseToken).toMatch(/^\d+$/);
+    await deliveries.release([{ deliveryId: id, leaseToken: held?.leaseToken as string, dueAt: new Date(Date.now() + LEASE) }]);
+    // A second hand-back under the same token would make it due now: it is not held any more.
+    await deliveries.release([{ deliveryId: id, leaseToken: held?.leaseToken as string, dueAt: null }]);
+    expect(await deliveries.claim(10, LEASE)).toEqual([]);
+    const at = new Date().toISOString();
+    const outcome = { type: 'RecordOutcome' as const, deliveryId: id, outcome: { kind: 'success' as const, statusCode: 200 }, at, random: 0.5, policy: { baseDelayMs: 1000, maxDelayMs: 60_000, maxAgeMs: 86_400_000 } };
+    expect(await deliveries.decide([outcome], at, { leaseTokens: new Map([[id, held?.leaseToken as string]]) })).toMatchObject({ decided: [], fenced: [id] });
+  });
+
   it('two replicas taking up the same events at once (a partition moving between them) schedule each change once', async () => {
     const other = new DeliveryIntake(
       new DeliveryStore(ds, new EventStore(schema), new ServiceSchema(schema)),

@@ -1,6 +1,8 @@
 import { EventStore, PLAN_EACH_CALL, rowsOf, type AppendMetadata, type SqlExecutor } from '@seed/platform-event-store';
+import { nextToken } from '@seed/platform-work-queue';
 import { decideDelivery, deliveryStreamId, type DeliveryScheduledV1 } from '@seed/webhook-dispatcher-domain';
 import { originOf, type ClaimedDelivery, type HoldOffer } from './claimed-delivery';
+import { deliveryQueueTable } from './delivery-queue.table';
 
 /**
  * New deliveries into the queue, inside the intake's transaction: their events, their rows (due,
@@ -45,19 +47,20 @@ export class DeliveryScheduling {
       const held = sending || (!isBlocked && offer !== undefined && offer.take(origin));
       return { ...d, delivery_id: d.deliveryId, account_id: d.accountId, origin, scheduled_at: d.scheduledAt, traceparent, blocked: isBlocked, held };
     });
-    // A held row's lease is its due time moved forward, as a claim does; its token is the
-    // transaction's time, which the statement answers once.
+    // A held row's lease is its due time moved forward, as a claim does; its token is one drawn
+    // for the statement, which it answers once.
     const [inserted] = rowsOf<{ lease_token: string }>(
       await db.query(
-        `WITH inserted AS (
+        `WITH token AS (SELECT ${nextToken(deliveryQueueTable(this.s))} AS t),
+         inserted AS (
            INSERT INTO ${this.s}.deliveries (delivery_id, account_id, umid, sequence, url, origin, body, state, attempts, version,
-                                             window_start, next_attempt_at, lease_until, created_at, traceparent)
+                                             window_start, next_attempt_at, lease_until, lease_token, created_at, traceparent)
            SELECT delivery_id, account_id, umid, sequence, url, origin, body, 'pending', 0, 1, scheduled_at,
                   CASE WHEN blocked THEN 'infinity'::timestamptz WHEN held THEN now() + make_interval(secs => $2::double precision / 1000) ELSE scheduled_at END,
-                  CASE WHEN held THEN now() END, scheduled_at, traceparent
+                  CASE WHEN held THEN now() END, CASE WHEN held THEN token.t END, scheduled_at, traceparent
              FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, account_id text, umid text, sequence int, url text, origin text,
-                  body text, scheduled_at timestamptz, traceparent text, blocked boolean, held boolean))
-         SELECT now()::text AS lease_token`,
+                  body text, scheduled_at timestamptz, traceparent text, blocked boolean, held boolean) CROSS JOIN token)
+         SELECT t::text AS lease_token FROM token`,
         [JSON.stringify(rows), offer?.leaseMs ?? 0],
       ),
     );

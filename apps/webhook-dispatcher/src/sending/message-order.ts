@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { affectedRows, PLAN_EACH_CALL, rowsOf, type SqlExecutor } from '@seed/platform-event-store';
+import { leaseSet } from '@seed/platform-work-queue';
 import { claimedOf, type ClaimedDelivery, type ClaimedRow, type HoldOffer } from './claimed-delivery';
+import { deliveryQueueTable } from './delivery-queue.table';
 
 /**
  * The changes of one message are delivered one after the other: a later one waits at 'infinity'
@@ -34,16 +36,15 @@ export class MessageOrder {
     const held = released.filter((r) => offer.take(r.origin));
     if (held.length === 0) return [];
     const claimedAt = Date.now();
-    const [leased] = rowsOf<{ lease_token: string }>(
+    const leased = rowsOf<{ delivery_id: string; lease_token: string }>(
       await db.query(
-        `WITH leased AS (
-           UPDATE ${this.s}.deliveries SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), lease_until = now()
-            WHERE delivery_id = ANY($1::uuid[]))
-         SELECT now()::text AS lease_token`,
+        `UPDATE ${this.s}.deliveries SET ${leaseSet(deliveryQueueTable(this.s), '$2')}
+          WHERE delivery_id = ANY($1::uuid[]) RETURNING delivery_id, lease_token::text AS lease_token`,
         [held.map((r) => r.delivery_id), offer.leaseMs],
       ),
     );
-    return held.map((r) => claimedOf({ ...r, lease_token: leased?.lease_token ?? '' }, claimedAt));
+    const tokenOf = new Map(leased.map((l) => [l.delivery_id, l.lease_token]));
+    return held.map((r) => claimedOf({ ...r, lease_token: tokenOf.get(r.delivery_id) ?? '' }, claimedAt));
   }
 
   /** Puts every unheld pending change of these messages that is not their earliest pending one back to wait. */

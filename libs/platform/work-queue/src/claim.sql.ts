@@ -1,6 +1,11 @@
 import { PLAN_EACH_CALL } from '@seed/platform-event-store';
 import { qualified, type WorkQueueTable } from './work-queue-table';
 
+/** A new fencing token from the queue's sequence (one per call of the expression: per row in a SET list). */
+export function nextToken(q: WorkQueueTable): string {
+  return `nextval('${q.schema}.${q.token.sequence}')`;
+}
+
 /**
  * The SET list of a claim: the due time moved forward by the lease (`leaseMsParam`, milliseconds),
  * the lease column marked, and a new fencing token. Columns are not qualified (SET does not allow
@@ -9,7 +14,7 @@ import { qualified, type WorkQueueTable } from './work-queue-table';
 export function leaseSet(q: WorkQueueTable, leaseMsParam: string): string {
   const leaseEnd = `now() + make_interval(secs => ${leaseMsParam}::double precision / 1000)`;
   const mark = q.leaseUntil.marks === 'lease-end' ? leaseEnd : 'now()';
-  return `${q.due} = ${leaseEnd}, ${q.leaseUntil.column} = ${mark}, ${q.token.column} = nextval('${q.schema}.${q.token.sequence}')`;
+  return `${q.due} = ${leaseEnd}, ${q.leaseUntil.column} = ${mark}, ${q.token.column} = ${nextToken(q)}`;
 }
 
 export interface ClaimStatement {

@@ -1,0 +1,17 @@
+import type { WorkQueueTable } from '@seed/platform-work-queue';
+
+/**
+ * The deliveries as a work queue. Its lease column records when the claim was taken (the lease
+ * runs until `next_attempt_at`): message ordering, the stranded sweep and the dead-lettering of a
+ * broken endpoint's backlog read it as "held since", NULL when nobody holds the row.
+ */
+export function deliveryQueueTable(s: string): WorkQueueTable {
+  return {
+    schema: s,
+    table: 'deliveries',
+    id: { column: 'delivery_id', type: 'uuid' },
+    due: 'next_attempt_at',
+    leaseUntil: { column: 'lease_until', marks: 'claim-time' },
+    token: { column: 'lease_token', sequence: 'delivery_lease_tokens' },
+  };
+}
