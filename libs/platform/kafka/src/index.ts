@@ -8,6 +8,7 @@ export * from './kafka-connection';
 export * from './kafka-record';
 export * from './message-producer';
 export * from './outbox-relay';
+export * from './record-batch';
 export * from './resilient-consumer';
 export * from './start-consumer';
 export * from './topic-spec';

@@ -1,4 +1,4 @@
-import type { Consumer } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig } from 'kafkajs';
 import type { Logger } from 'pino';
 import { MessageHeader } from '@seed/contracts';
 import { CONSUMER_SETTINGS } from './consumer-settings';
@@ -7,6 +7,7 @@ import { IntervalOffsetCommitter } from './interval-offset-committer';
 import type { KafkaConnection } from './kafka-connection';
 import { toIncomingRecord, type IncomingRecord } from './kafka-record';
 import type { MessageProducer } from './message-producer';
+import { RecordBatch, type BatchHandler, type BatchMessage } from './record-batch';
 import { startConsumer } from './start-consumer';
 
 /** A record that can never succeed (not JSON, unknown type): dead-lettered without retries. */
@@ -36,6 +37,8 @@ export interface ConsumerOptions {
   answerUnavailable?: (record: IncomingRecord, reason: string) => Promise<boolean>;
   /** How often handled offsets are committed (default 1000 ms); see the class comment. */
   commitIntervalMs?: number;
+  /** Bytes fetched per partition at most (default CONSUMER_SETTINGS'). */
+  maxBytesPerPartition?: number;
 }
 
 export type RecordHandler = (record: IncomingRecord) => Promise<void>;
@@ -49,6 +52,11 @@ export type RecordHandler = (record: IncomingRecord) => Promise<void>;
  * with one command per fetch, that was an OffsetCommit round trip for every command. A crash or a
  * rebalance redelivers up to `commitIntervalMs` of handled records, which the handlers'
  * idempotency already covers.
+ *
+ * Two modes: `start` hands the handler one record at a time, and does the retries and dead letters
+ * itself; `startBatches` hands it each fetch's records of a partition (RecordBatch), to go through
+ * in chunks of its own, marking what it handled, with the same commits, retries and dead letters
+ * at hand. Either way the records of one partition are handled in order, one fetch after the other.
  */
 export class ResilientConsumer {
   private consumer: Consumer | undefined;
@@ -64,27 +72,42 @@ export class ResilientConsumer {
     this.committer = new IntervalOffsetCommitter(logger, options.groupId, options.commitIntervalMs);
   }
 
+  /** One record at a time: handled, retried (`maxAttempts`) or dead-lettered. */
   async start(handler: RecordHandler): Promise<void> {
+    await this.run({
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        await this.committer.track(this.handleWithRetries(toIncomingRecord(topic, partition, message), handler, heartbeat));
+        // Records of a partition are handled one after another, so this is all before it, too.
+        this.committer.handled(topic, partition, message.offset);
+      },
+    });
+  }
+
+  /** One fetch's records of a partition at a time; the handler marks what it handled (RecordBatch). */
+  async startBatches(handler: BatchHandler): Promise<void> {
+    const consumer = {
+      logger: this.logger,
+      committer: this.committer,
+      stopping: () => this.stopping,
+      deadLetter: (topic: string, partition: number, message: BatchMessage, reason: string) => this.publishDeadLetter(toIncomingRecord(topic, partition, message), reason, true),
+    };
+    await this.run({ eachBatchAutoResolve: false, eachBatch: (payload) => this.committer.track(handler(new RecordBatch(payload, consumer))) });
+  }
+
+  private async run(mode: Pick<ConsumerRunConfig, 'eachMessage' | 'eachBatch' | 'eachBatchAutoResolve'>): Promise<void> {
     // Dead letters count from 0, so that the first one is an increase Prometheus can see.
     for (const topic of this.options.topics) consumerDeadLetters.inc({ group: this.options.groupId, topic }, 0);
     const consumer = this.connection.kafka.consumer({
       groupId: this.connection.group(this.options.groupId),
       ...CONSUMER_SETTINGS,
+      ...(this.options.maxBytesPerPartition === undefined ? {} : { maxBytesPerPartition: this.options.maxBytesPerPartition }),
       allowAutoTopicCreation: false,
     });
     await startConsumer(
       consumer,
       this.committer,
       this.options.topics.map((topic) => this.connection.topic(topic)),
-      {
-        autoCommit: false,
-        partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
-        eachMessage: async ({ topic, partition, message, heartbeat }) => {
-          await this.committer.track(this.handleWithRetries(toIncomingRecord(topic, partition, message), handler, heartbeat));
-          // Records of a partition are handled one after another, so this is all before it, too.
-          this.committer.handled(topic, partition, message.offset);
-        },
-      },
+      { autoCommit: false, partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3, ...mode },
     );
     this.consumer = consumer;
   }
@@ -151,8 +174,12 @@ export class ResilientConsumer {
   }
 
   private async deadLetter(record: IncomingRecord, error: unknown, permanent: boolean): Promise<void> {
-    const reason = reasonOf(error);
     if (!this.options.deadLetterTopic) throw error; // nowhere to put it: keep retrying through kafkajs
+    await this.publishDeadLetter(record, reasonOf(error), permanent);
+  }
+
+  private async publishDeadLetter(record: IncomingRecord, reason: string, permanent: boolean): Promise<void> {
+    if (!this.options.deadLetterTopic) throw new Error(`no dead-letter topic for the records of ${this.options.groupId}: ${reason}`);
     await this.producer.sendRaw(this.connection.topic(this.options.deadLetterTopic), [
       {
         key: record.key ?? '',
