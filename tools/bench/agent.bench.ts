@@ -11,6 +11,7 @@ import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openLoop, percentile, stackCpuMeter } from './bench-support';
+import { runOf, startBenchmark } from './runner';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -76,6 +77,7 @@ async function smsReceived(first: number, count: number): Promise<number> {
 
 async function main(): Promise<void> {
   if (!existsSync(join(root, '.local')) && !env['ADMIN_TOKEN']) throw new Error('start the stack first: npm start');
+  const bench = startBenchmark('agent', 'npm run bench:agent', { rate, seconds, warmupSeconds, accounts });
   const keys: string[] = [];
   for (let i = 0; i < accounts; i++) {
     const res = await fetch(`${adminUrl}/admin/v1/accounts`, {
@@ -106,22 +108,20 @@ async function main(): Promise<void> {
   }
   const stackCpuMsPerFlow = stackCpu(timings.flowsDone);
   const summary = Object.fromEntries(CALLS.map((c) => [c, { p50: percentile(timings.calls[c], 50), p99: percentile(timings.calls[c], 99), n: timings.calls[c].length }]));
-  console.log(
-    JSON.stringify(
+  bench.run(
+    runOf(
       {
-        rate,
-        seconds,
         flowsDone: timings.flowsDone,
         flowsPerSecond: Number((timings.flowsDone / elapsed).toFixed(1)),
-        msPerCall: summary,
+        ...Object.fromEntries(Object.entries(summary).map(([call, figures]) => [`ms.${call}`, figures])),
         guestLinkSms: { expected: timings.flowsDone, received },
         stackCpuMsPerFlow,
         failures: Object.fromEntries(timings.failures),
       },
-      null,
-      2,
+      { label: `${seconds} s at ${rate} flows/s` },
     ),
   );
+  bench.finish();
 }
 
 main().catch((error: unknown) => {

@@ -13,7 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { cpuSecondsOf, json, percentile } from './bench-support';
+import { cpuSecondsOf, json, percentile, STACK_PROCESSES } from './bench-support';
+import { runOf, startBenchmark } from './runner';
 import { startWebhookReceiver, type Callback } from './webhook-receiver';
 
 const root = join(__dirname, '../../..');
@@ -24,7 +25,8 @@ const messagingUrl = env['MESSAGING_URL'] ?? 'http://127.0.0.1:3000';
 const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 const deliveries = `"${env['DATABASE_SCHEMA_PREFIX'] ?? ''}webhook_dispatcher".deliveries`;
-const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'postgres', 'kafka.Kafka'];
+const PROCESSES = ['sms-batch', 'webhook-dispatcher', 'postgres', 'kafka'];
+const patternOf = (name: string): string => STACK_PROCESSES[name] as string;
 const BATCH = 10_000;
 
 const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
@@ -51,6 +53,7 @@ const latencies = (list: Callback[]) => {
 };
 
 async function main(): Promise<void> {
+  const bench = startBenchmark('backlog', 'npm run bench:backlog', { backlog, otherRate });
   // Two endpoints (two origins): the breaker and the concurrency limit are per endpoint.
   const receiver = await startWebhookReceiver();
   const healthy = await startWebhookReceiver();
@@ -92,9 +95,10 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 1000));
     }
     const outageSeconds = (Date.now() - outageStarted) / 1000;
-    console.log(JSON.stringify({ phase: 'outage', pending, seconds: Number(outageSeconds.toFixed(1)), refusedRequests: receiver.refused }));
+    const outage = { pending, seconds: Number(outageSeconds.toFixed(1)), refusedRequests: receiver.refused };
+    console.log(`-- outage: ${pending} deliveries pending after ${outage.seconds} s, ${outage.refusedRequests} requests refused; the endpoint comes back`);
 
-    const cpu = PROCESSES.map((p) => cpuSecondsOf(p));
+    const cpu = PROCESSES.map((p) => cpuSecondsOf(patternOf(p)));
     phase = 'drain';
     const back = Date.now();
     receiver.accepting = true;
@@ -105,7 +109,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
     if ((pending = await waiting()) > 0) throw new Error(`every webhook arrived, yet ${pending} deliveries are still pending`);
-    const cpuSeconds = Object.fromEntries(PROCESSES.map((p, i) => [p.split('/').slice(-3, -2)[0] ?? p, Number((cpuSecondsOf(p) - (cpu[i] ?? 0)).toFixed(1))]));
+    const cpuSeconds = Object.fromEntries(PROCESSES.map((p, i) => [p, Number((cpuSecondsOf(patternOf(p)) - (cpu[i] ?? 0)).toFixed(1))]));
     streaming = false;
     await stream;
 
@@ -124,32 +128,28 @@ async function main(): Promise<void> {
     const first = Math.min(...outagedCallbacks.map((c) => c.at));
     const last = Math.max(...outagedCallbacks.map((c) => c.at));
     const dead = await json<{ deadLetters: unknown[] }>(`${adminUrl}/admin/v1/accounts/${outaged.accountId}/webhooks/dead-letters`, { headers: admin });
-    console.log(
-      JSON.stringify(
+    // One run, the drain's: its figures, the outage's and the other account's latencies as metrics.
+    bench.run(
+      runOf(
         {
-          backlog,
-          drain: {
-            deliveries: outagedCallbacks.length,
-            messagesComplete: complete,
-            secondsFromRecoveryToFirst: Number(((first - back) / 1000).toFixed(1)),
-            secondsFirstToLast: Number(((last - first) / 1000).toFixed(1)),
-            deliveriesPerSecond: Math.round(outagedCallbacks.length / ((last - first) / 1000)),
-            deliveriesPerSecondFromRecovery: Math.round(outagedCallbacks.length / ((last - back) / 1000)),
-            duplicates,
-            outOfOrder,
-            deadLetters: dead.deadLetters.length,
-            cpuSeconds,
-          },
-          otherAccount: {
-            messagesSent: otherSent,
-            duringOutage: latencies(otherCallbacks.filter((o) => o.phase === 'outage').map((o) => o.callback)),
-            duringDrain: latencies(otherCallbacks.filter((o) => o.phase === 'drain').map((o) => o.callback)),
-          },
+          outage,
+          deliveries: outagedCallbacks.length,
+          messagesComplete: complete,
+          secondsFromRecoveryToFirst: Number(((first - back) / 1000).toFixed(1)),
+          secondsFirstToLast: Number(((last - first) / 1000).toFixed(1)),
+          deliveriesPerSecond: Math.round(outagedCallbacks.length / ((last - first) / 1000)),
+          deliveriesPerSecondFromRecovery: Math.round(outagedCallbacks.length / ((last - back) / 1000)),
+          duplicates,
+          outOfOrder,
+          deadLetters: dead.deadLetters.length,
+          otherMessagesSent: otherSent,
+          otherDuringOutageMs: latencies(otherCallbacks.filter((o) => o.phase === 'outage').map((o) => o.callback)),
+          otherDuringDrainMs: latencies(otherCallbacks.filter((o) => o.phase === 'drain').map((o) => o.callback)),
         },
-        null,
-        2,
+        { label: 'drain', cpuSeconds },
       ),
     );
+    bench.finish();
   } finally {
     streaming = false;
     receiver.accepting = true;

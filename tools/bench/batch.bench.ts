@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stackCpuMeter } from './bench-support';
+import { stackCpuMeter, STACK_PROCESSES } from './bench-support';
+import { startBenchmark } from './runner';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -32,7 +33,7 @@ function batchBody(run: number): string {
 
 function peakRssMb(appName: string): number | null {
   try {
-    const pids = execFileSync('pgrep', ['-f', `dist/apps/${appName}/src/main.js`]).toString().trim().split('\n');
+    const pids = execFileSync('pgrep', ['-f', STACK_PROCESSES[appName] as string]).toString().trim().split('\n');
     const peaks = pids.map((pid) => {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -49,6 +50,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   if (!existsSync(join(root, '.local')) && !env['ADMIN_TOKEN']) throw new Error('start the stack first: npm start');
+  const bench = startBenchmark('batch', 'npm run bench:batch', { batches, batchSize: size, invalidPercent, includeMessagesInResponse: includeMessages });
   const accountId = `bench${Date.now().toString(36)}`;
   const created = await fetch(`${adminUrl}/admin/v1/accounts`, {
     method: 'POST',
@@ -79,7 +81,7 @@ async function main(): Promise<void> {
     latencies.push(ms);
     accepted += body.acceptedCount;
     rejected += body.rejectedCount;
-    console.log(`batch ${run}: ${ms.toFixed(0)} ms (${body.acceptedCount} accepted, ${body.rejectedCount} rejected)`);
+    bench.run({ label: `batch ${run}`, values: { acceptMs: Math.round(ms), accepted: body.acceptedCount, rejected: body.rejectedCount } });
   }
   // Until the last batch was accepted; the sending of the first ones has begun by then, so this is
   // an upper bound of acceptance alone.
@@ -87,25 +89,16 @@ async function main(): Promise<void> {
   const elapsed = (Date.now() - started) / 1000;
   const sorted = [...latencies].sort((a, b) => a - b);
   const total = latencies.reduce((a, b) => a + b, 0) / 1000;
-  console.log(
-    JSON.stringify(
-      {
-        batches,
-        batchSize: size,
-        includeMessagesInResponse: includeMessages,
-        acceptedCount: accepted,
-        rejectedCount: rejected,
-        p50Ms: Math.round(percentile(sorted, 50)),
-        p95Ms: Math.round(percentile(sorted, 95)),
-        messagesPerSecond: Math.round((batches * size) / total),
-        wallSeconds: Number(elapsed.toFixed(1)),
-        stackCpuMsPerMessage,
-        peakRssMb: { 'api-gateway': peakRssMb('api-gateway'), 'sms-batch': peakRssMb('sms-batch') },
-      },
-      null,
-      2,
-    ),
-  );
+  bench.finish({
+    acceptedCount: accepted,
+    rejectedCount: rejected,
+    p50Ms: Math.round(percentile(sorted, 50)),
+    p95Ms: Math.round(percentile(sorted, 95)),
+    messagesPerSecond: Math.round((batches * size) / total),
+    wallSeconds: Number(elapsed.toFixed(1)),
+    stackCpuMsPerMessage,
+    peakRssMb: { 'api-gateway': peakRssMb('api-gateway'), 'sms-batch': peakRssMb('sms-batch') },
+  });
 }
 
 main().catch((error: unknown) => {

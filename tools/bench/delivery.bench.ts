@@ -10,7 +10,8 @@
 // ADMIN_TOKEN, SMSC_HTTP_URL, SMS_BATCH_METRICS_URL.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSecondsOf, json } from './bench-support';
+import { cpuSecondsOf, json, STACK_PROCESSES } from './bench-support';
+import { runOf, spreadOf, startBenchmark } from './runner';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -23,7 +24,8 @@ const smscUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
 const metricsUrl = env['SMS_BATCH_METRICS_URL'] ?? 'http://127.0.0.1:3110/metrics';
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 // The webhook dispatcher reads every status change too (and posts the ones with a target).
-const PROCESSES = ['dist/apps/sms-batch/src/main.js', 'dist/apps/api-gateway/src/main.js', 'dist/apps/webhook-dispatcher/src/main.js', 'dist/tools/smsc-simulator/src/main.js', 'kafka.Kafka', 'postgres'];
+const PROCESSES = ['sms-batch', 'api-gateway', 'webhook-dispatcher', 'smsc-simulator', 'kafka', 'postgres'];
+const patternOf = (name: string): string => STACK_PROCESSES[name] as string;
 
 /** Sum and count of sms-batch's receipt acknowledgement histogram; zeros when it cannot be read. */
 async function receiptAcks(): Promise<{ sum: number; count: number }> {
@@ -71,7 +73,7 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
     destination: `+447700${String(100_000 + ((offset + i) % 900_000)).padStart(6, '0')}`,
     text: `Delivery check ${i}: your parcel arrives today.`,
   }));
-  const cpuBefore = PROCESSES.map((p) => cpuSecondsOf(p));
+  const cpuBefore = PROCESSES.map((p) => cpuSecondsOf(patternOf(p)));
   const acksBefore = await receiptAcks();
   const started = performance.now();
   const batch = await json<{ batchId: string; acceptedCount: number }>(`${messagingUrl}/sms/v1/${subAccountId}/many`, {
@@ -110,11 +112,12 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
     endToEndMessagesPerSecond: Math.round(batch.acceptedCount / (lastReceiptMs / 1000)),
     meanReceiptAckMs: acked > 0 ? Number(((1000 * (acksAfter.sum - acksBefore.sum)) / acked).toFixed(1)) : 0,
     readModelFinalMs: Math.round(readModelMs),
-    cpuSeconds: Object.fromEntries(PROCESSES.map((p, i) => [p.split('/').slice(-3, -2)[0] ?? p, Number((cpuSecondsOf(p) - (cpuBefore[i] ?? 0)).toFixed(1))])),
+    cpuSeconds: Object.fromEntries(PROCESSES.map((p, i) => [p, Number((cpuSecondsOf(patternOf(p)) - (cpuBefore[i] ?? 0)).toFixed(1))])),
   };
 }
 
 async function main(): Promise<void> {
+  const bench = startBenchmark('delivery', 'npm run bench:delivery', { messages: total, runs, warmup });
   const accountId = `delivery${Date.now().toString(36)}`;
   const { apiKey } = await json<{ apiKey: string }>(`${adminUrl}/admin/v1/accounts`, {
     method: 'POST',
@@ -126,11 +129,12 @@ async function main(): Promise<void> {
   const results: RunResult[] = [];
   for (let i = 0; i < runs; i++) {
     const result = await run(apiKey, subAccountId, total, warmup + i * total);
-    console.log(`run ${i + 1}: ${JSON.stringify(result)}`);
+    const { cpuSeconds, ...figures } = result;
+    bench.run(runOf(figures, { label: `run ${i + 1}`, cpuSeconds }));
     results.push(result);
   }
-  const rates = results.map((r) => r.endToEndMessagesPerSecond).sort((a, b) => a - b);
-  console.log(JSON.stringify({ messagesPerRun: total, runs, medianMessagesPerSecond: rates[Math.floor(rates.length / 2)], rates }, null, 2));
+  const rates = results.map((r) => r.endToEndMessagesPerSecond);
+  bench.finish({ endToEndMessagesPerSecond: spreadOf(rates, 0), rates });
 }
 
 main().catch((error: unknown) => {

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuSecondsOf, json, percentile, STACK_PROCESSES } from './bench-support';
 import { summariseSide } from './e2e-summary';
+import { runOf, startBenchmark } from './runner';
 import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
 
 const root = join(__dirname, '../../..');
@@ -145,6 +146,13 @@ async function run(receiver: WebhookReceiver, label: string, number: string, cou
 }
 
 async function main(): Promise<void> {
+  const bench = startBenchmark(mode === 'bulk' ? 'inbound' : `inbound-${mode}`, 'npm run bench:inbound', {
+    messages: total,
+    runs,
+    warmup,
+    originate: mode,
+    ...(mode === 'bulk' ? {} : { postConcurrency }),
+  });
   const receiver = await startWebhookReceiver();
   try {
     const accountId = `inb${Date.now().toString(36)}`;
@@ -159,11 +167,13 @@ async function main(): Promise<void> {
     const results: InboundRun[] = [];
     for (let i = 1; i <= runs; i++) {
       const result = await run(receiver, `inbound-${i}`, number, total);
-      console.log(JSON.stringify(result));
+      const { run: label, cpuSeconds, ...figures } = result;
+      bench.run(runOf(figures, { label, cpuSeconds }));
       results.push(result);
     }
     const rates = results.map((r) => r.messagesPerSecond);
-    console.log(JSON.stringify({ messagesPerRun: total, runs, originate: mode, inbound: { ...summariseSide(results), rates } }, null, 2));
+    // Per 10,000 messages, the carrier simulator apart (tools/bench/e2e-summary.ts).
+    bench.finish({ inbound: { ...summariseSide(results), rates } });
   } finally {
     await receiver.close();
   }

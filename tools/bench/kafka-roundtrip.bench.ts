@@ -16,6 +16,7 @@ import pino from 'pino';
 import { kafkaClientOptions } from '@seed/platform-config';
 import { commandTopic, CONSUMER_SETTINGS, ensureTopics, KafkaConnection, MessageProducer, parseBrokers, replyTopic } from '@seed/platform-kafka';
 import { cpuSecondsOf, openLoop, percentile } from './bench-support';
+import { runOf, startBenchmark } from './runner';
 
 const env = process.env;
 const rate = Number(env['BENCH_RATE'] ?? 800);
@@ -30,6 +31,7 @@ function brokers(): string[] {
 }
 
 async function main(): Promise<void> {
+  const bench = startBenchmark('kafka', 'npm run bench:kafka', { rate, seconds, warmupSeconds });
   const prefix = `bench-kafka-${Date.now().toString(36)}.`;
   const replicationFactor = Number(env['KAFKA_REPLICATION_FACTOR'] ?? 1);
   const { security } = kafkaClientOptions({ ...env, KAFKA_BROKERS: brokers().join(',') });
@@ -85,26 +87,23 @@ async function main(): Promise<void> {
     const self = process.cpuUsage(self0);
     const broker = cpuSecondsOf('kafka\\.Kafka') - broker0;
     const perRoundTripMs = (cpuSeconds: number) => Number(((cpuSeconds * 1000) / latencies.length).toFixed(3));
-    console.log(
-      JSON.stringify(
+    bench.run(
+      runOf(
         {
-          targetRoundTripsPerSecond: rate,
-          seconds,
           roundTrips: latencies.length,
           roundTripsPerSecond: Number((latencies.length / elapsed).toFixed(1)),
           p50Ms: percentile(latencies, 50),
           p99Ms: percentile(latencies, 99),
           failures: Object.fromEntries(failures),
-          cpuMsPerRoundTrip: {
-            broker: broker > 0 ? perRoundTripMs(broker) : 'broker not on this machine',
-            requesterAndResponder: perRoundTripMs((self.user + self.system) / 1e6),
-          },
-          cpuShareOfMachine: broker > 0 ? Number(((broker + (self.user + self.system) / 1e6) / elapsed / availableParallelism()).toFixed(2)) : null,
+          // The broker's figures only when it runs on this machine.
+          ...(broker > 0 ? { 'cpuMsPerRoundTrip.broker': perRoundTripMs(broker) } : { broker: 'not on this machine' }),
+          'cpuMsPerRoundTrip.requesterAndResponder': perRoundTripMs((self.user + self.system) / 1e6),
+          ...(broker > 0 ? { cpuShareOfMachine: Number(((broker + (self.user + self.system) / 1e6) / elapsed / availableParallelism()).toFixed(2)) } : {}),
         },
-        null,
-        2,
+        { label: `${seconds} s at ${rate} round trips/s` },
       ),
     );
+    bench.finish();
   } finally {
     await Promise.allSettled([responder.disconnect(), requester.disconnect(), requesterProducer.disconnect(), responderProducer.disconnect()]);
     const admin = connection.kafka.admin();

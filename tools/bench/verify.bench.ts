@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { openLoop, percentile, stackCpuMeter } from './bench-support';
+import { runOf, startBenchmark } from './runner';
 
 const root = join(__dirname, '../../..');
 const env = process.env;
@@ -99,6 +100,7 @@ async function smscSubmits(): Promise<number | null> {
 
 async function main(): Promise<void> {
   if (!existsSync(join(root, '.local')) && !env['ADMIN_TOKEN']) throw new Error('start the stack first: npm start');
+  const bench = startBenchmark('verify', 'npm run bench:verify', { rate, seconds, warmupSeconds, subAccounts });
   const accountId = `vbench${Date.now().toString(36)}`;
   const { apiKey } = (await admin('/accounts', { accountId })) as { apiKey: string };
   const subs = [`${accountId}_hq`];
@@ -123,11 +125,9 @@ async function main(): Promise<void> {
   const stackCpuMsPerFlow = stackCpu(timings.flowsDone);
 
   const summary = (call: Call) => ({ count: timings[call].length, p50Ms: percentile(timings[call], 50), p99Ms: percentile(timings[call], 99), maxMs: percentile(timings[call], 100) });
-  console.log(
-    JSON.stringify(
+  bench.run(
+    runOf(
       {
-        targetFlowsPerSecond: rate,
-        seconds,
         flowsCompleted: timings.flowsDone,
         flowsPerSecond: Number((timings.flowsDone / elapsed).toFixed(1)),
         generate: summary('generate'),
@@ -142,10 +142,10 @@ async function main(): Promise<void> {
             ? 'SMSC simulator not reachable'
             : { whenLastFlowEnded: (submitsAtEnd ?? 0) - submitsBefore, fiveSecondsLater: (submitsAfter5s ?? 0) - submitsBefore },
       },
-      null,
-      2,
+      { label: `${seconds} s at ${rate} flows/s` },
     ),
   );
+  bench.finish();
 }
 
 main().catch((error: unknown) => {
