@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { EventStore } from '@seed/platform-event-store';
-import { ServiceSchema, type SubscriptionRegistry } from '@seed/platform-nest';
+import { CommandPipeline, EventStore, ProcessedMessages } from '@seed/platform-event-store';
+import { ServiceSchema } from '@seed/platform-nest';
 import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import { decideSubmitBatch, initialBatchState } from '@seed/sms-batch-domain';
 import { batchStreamId, messageStreamId, type CarrierReceipt } from '@seed/sms-batch-contracts';
@@ -12,7 +12,6 @@ import { OutboundQueueRepository } from './outbound-queue.repository';
 
 const schema = uniqueName('it_writer');
 const store = new EventStore(schema);
-const noFollowers = { wakeAll: () => undefined, wakeFor: () => undefined } as unknown as SubscriptionRegistry;
 let ds: DataSource;
 
 beforeAll(async () => {
@@ -25,7 +24,8 @@ afterAll(async () => {
   await ds.destroy();
 });
 
-const newWriter = () => new MessageLifecycleWriter(ds, store, noFollowers, new ServiceSchema(schema), testLogger());
+/** No followers to wake. */
+const newWriter = () => new MessageLifecycleWriter(store, new CommandPipeline(ds, store, new ProcessedMessages(schema), () => undefined), new ServiceSchema(schema), testLogger());
 
 /** Queues messages the way SubmitBatchHandler does; returns their umids. */
 async function queue(texts: string[]): Promise<string[]> {

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { currentCorrelation } from '@seed/platform-logging';
-import { ConcurrencyError, EventStore, isPermanentDatabaseError, quoteSchema, rowsOf, type SqlExecutor } from '@seed/platform-event-store';
-import { LOGGER, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
+import { CommandPipeline, EventStore, quoteSchema, rowsOf, type Decision, type RetryState, type SqlExecutor } from '@seed/platform-event-store';
+import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import {
   carrierIdKey,
   carrierIdKeys,
@@ -39,11 +38,6 @@ interface Lane {
 // commits, so the flush time bounds how fast the carrier's receipt window turns over.
 const FLUSH_EVERY_MS = 2;
 const MAX_ITEMS_PER_FLUSH = 250;
-const MAX_CONFLICT_RETRIES = 5;
-/** About a minute of backoff: a database restart, not a bug. */
-const MAX_TRANSIENT_RETRIES = 16;
-
-
 
 /**
  * Records what happens to messages after acceptance (sent, refused, expired, receipts) in their
@@ -69,9 +63,8 @@ export class MessageLifecycleWriter {
   private readonly memory = new LifecycleMemory();
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly store: EventStore,
-    private readonly subscriptions: SubscriptionRegistry,
+    private readonly pipeline: CommandPipeline,
     schema: ServiceSchema,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -110,8 +103,10 @@ export class MessageLifecycleWriter {
   }
 
   private async sweepOnce(): Promise<number> {
-    let remembered: Committed = { states: [], sent: [], types: [], events: [] };
-    const count = await this.dataSource.transaction(async (tx) => {
+    const metadata = { correlationId: 'carrier', causationId: null, occurredAt: new Date().toISOString() };
+    const { count, committed } = await this.pipeline.run({ consumer: 'message-lifecycle', commandId: null, metadata }, async (tx, retry) => {
+      // Another writer appended to a stream this replica remembered: read them all afresh.
+      if (retry.conflicts > 0) this.memory.states.clear();
       const rows = rowsOf<{ receipt: CarrierReceipt; parked_at: Date }>(
         await tx.query(
           `DELETE FROM ${this.s}.parked_receipts WHERE id IN (
@@ -123,13 +118,12 @@ export class MessageLifecycleWriter {
       const dayAgo = Date.now() - 24 * 3600_000;
       const stale = rows.filter((r) => Date.parse(r.receipt.receivedAt) < dayAgo);
       if (stale.length > 0) this.logger.warn({ receipts: stale.map((r) => r.receipt.carrierMessageId) }, 'receipts matching no message for a day dropped');
-      const retry = rows.filter((r) => Date.parse(r.receipt.receivedAt) >= dayAgo);
-      if (retry.length > 0) remembered = await this.decideAndAppend(tx, retry.map((r) => ({ receipt: r.receipt })));
-      return retry.length;
+      const retried = rows.filter((r) => Date.parse(r.receipt.receivedAt) >= dayAgo);
+      const decided = retried.length > 0 ? await this.decide(tx, retried.map((r) => ({ receipt: r.receipt }))) : { appends: [], result: { states: [], sent: [], types: [], events: [] } };
+      return { ...decided, result: { count: retried.length, committed: decided.result } };
     });
-    countLifecycleEvents(remembered.events);
-    this.memory.remember(remembered);
-    this.subscriptions.wakeFor(remembered.types);
+    countLifecycleEvents(committed.events);
+    this.memory.remember(committed);
     return count;
   }
 
@@ -152,39 +146,36 @@ export class MessageLifecycleWriter {
     return lane.flushing;
   }
 
+  /**
+   * One transaction for the whole batch. A database outage is waited out (nobody would send these
+   * items again); after a conflict (the other lane, a replica) this batch's streams are read
+   * afresh, and after a second every stream (it may be on one a parked receipt brought in).
+   */
   private async write(batch: Pending[]): Promise<void> {
-    let appended: string[] = [];
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const committed = await this.dataSource.transaction((tx) => this.decideAndAppend(tx, batch.map((p) => p.item)));
-        countLifecycleEvents(committed.events);
-    this.memory.remember(committed);
-        appended = committed.types;
-        break;
-      } catch (error) {
-        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) {
-          // Another writer (the other lane, a replica) appended: read this batch's streams afresh,
-          // then every stream (the conflict may be on one a parked receipt brought in).
-          if (attempt === 1) this.memory.forget(batch.map((p) => p.item));
-          else this.memory.states.clear();
-          continue;
-        }
-        if (!(error instanceof ConcurrencyError) && !isPermanentDatabaseError(error) && attempt < MAX_TRANSIENT_RETRIES) {
-          // The database restarting or a connection dropping: wait and write the same flush again.
-          await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5000)));
-          continue;
-        }
-        this.logger.error({ err: error, items: batch.length }, 'message lifecycle not recorded');
-        for (const p of batch) p.reject(error);
-        return;
-      }
+    const items = batch.map((p) => p.item);
+    const metadata = { correlationId: currentCorrelation()?.correlationId ?? 'carrier', causationId: null, occurredAt: new Date().toISOString() };
+    try {
+      const committed = await this.pipeline.run({ consumer: 'message-lifecycle', commandId: null, metadata, outage: 'wait' }, (tx, retry) => {
+        this.forgetAfter(retry, items);
+        return this.decide(tx, items);
+      });
+      countLifecycleEvents(committed.events);
+      this.memory.remember(committed);
+    } catch (error) {
+      this.logger.error({ err: error, items: batch.length }, 'message lifecycle not recorded');
+      for (const p of batch) p.reject(error);
+      return;
     }
     for (const p of batch) p.resolve();
-    this.subscriptions.wakeFor(appended);
   }
 
-  /** One transaction for the whole batch; returns the states to remember once it committed. */
-  private async decideAndAppend(tx: SqlExecutor, items: LifecycleItem[]): Promise<Committed> {
+  private forgetAfter(retry: RetryState, items: LifecycleItem[]): void {
+    if (retry.conflicts === 1) this.memory.forget(items);
+    else if (retry.conflicts > 1) this.memory.states.clear();
+  }
+
+  /** Decides the whole batch: what to append, and the states to remember once it committed. */
+  private async decide(tx: SqlExecutor, items: LifecycleItem[]): Promise<Decision<Committed>> {
     // Submitted ids are stored under their normalised key only; a receipt's id is looked up in
     // every form it may stand for (hex read as decimal and the reverse).
     const receipts = items.flatMap((i) => ('receipt' in i ? [i.receipt] : []));
@@ -270,17 +261,12 @@ export class MessageLifecycleWriter {
     }
 
     const changed = [...states.entries()].filter(([, e]) => e.events.length > 0);
-    const context = currentCorrelation();
     // The cached state leaves the text out: it is not needed after submission and is the bulk of it.
     const toRemember = changed.map(([umid, e]): [string, CachedState] => [
       umid,
       { version: e.version + e.events.length, state: { ...e.state, text: null }, traceparent: e.traceparent },
     ]);
-    await this.store.append(
-      tx,
-      changed.map(([umid, e]) => ({ streamId: messageStreamId(umid), expectedVersion: e.version, events: e.events, traceparent: e.traceparent })),
-      { correlationId: context?.correlationId ?? 'carrier', causationId: null, occurredAt: new Date().toISOString() },
-    );
+    const appends = changed.map(([umid, e]) => ({ streamId: messageStreamId(umid), expectedVersion: e.version, events: e.events, traceparent: e.traceparent }));
 
     const sent = sentNow.map(({ id, umid, carrierId }) => ({ key: carrierScopedKey(carrierId, carrierIdKey(id)), umid })).filter((k) => k.key !== '');
     await recordCarrierIds(tx, this.s, sent);
@@ -295,6 +281,7 @@ export class MessageLifecycleWriter {
       );
     }
     const events = changed.flatMap(([, e]) => e.events);
-    return { states: toRemember, sent, types: [...new Set(events.map((ev) => ev.type))], events };
+    // The pipeline appends after these rows, in the same transaction.
+    return { appends, result: { states: toRemember, sent, types: [...new Set(events.map((ev) => ev.type))], events }, occurredAt: new Date().toISOString() };
   }
 }
