@@ -20,6 +20,7 @@ import { KafkaConnection, MessageProducer } from '@seed/platform-kafka';
 import { startStack, type RunningStack } from '@seed/platform-testing';
 import { SMS_BATCH_EVENT_TOPIC, type MessageRef } from '@seed/sms-batch-contracts';
 import { cpuSecondsOf, json } from './bench-support';
+import { runOf, startBenchmark } from './runner';
 import { startWebhookReceiver } from './webhook-receiver';
 
 const env = process.env;
@@ -88,6 +89,7 @@ async function syntheticEvents(producer: MessageProducer, accountId: string, sub
 }
 
 async function main(): Promise<void> {
+  const bench = startBenchmark(`webhooks-${source}`, `BENCH_SOURCE=${source} npm run bench:webhooks`, { source, messages, runs, warmupMessages: Math.min(1000, messages) });
   const receiver = await startWebhookReceiver();
   const receipts: Receipt[] = [];
   receiver.onCallback = ({ at, eventAt }) => receipts.push({ at, eventAt });
@@ -140,22 +142,22 @@ async function main(): Promise<void> {
       const firstEvent = Math.min(...got.map((r) => r.eventAt));
       const latencies = got.map((r) => r.at - r.eventAt).sort((a, b) => a - b);
       const result = {
-        run: label,
-        source,
         webhooks: got.length,
         msFromRequestToLast: last - started,
         msFromFirstEventToLast: last - firstEvent,
         deliveriesPerSecond: Math.round((got.length / Math.max(1, last - firstEvent)) * 1000),
         deliveriesPerSecondAtReceiver: Math.round((got.length / Math.max(1, last - first)) * 1000),
         latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] },
-        dispatcherCpuSeconds: Number(cpu.toFixed(2)),
       };
-      console.log(JSON.stringify(result));
-      return result;
+      return { label, result, cpuSeconds: { 'webhook-dispatcher': Number(cpu.toFixed(2)) } };
     };
 
     await runOnce(Math.min(1000, messages), 'warm-up');
-    for (let i = 1; i <= runs; i++) await runOnce(messages, `run ${i}`);
+    for (let i = 1; i <= runs; i++) {
+      const { label, result, cpuSeconds } = await runOnce(messages, `run ${i}`);
+      bench.run(runOf(result, { label, cpuSeconds }));
+    }
+    bench.finish();
   } finally {
     await producer.disconnect();
     await receiver.close();
