@@ -1,3 +1,5 @@
 export * from './benchmark';
 export * from './print';
+export * from './recorded';
+export * from './render';
 export * from './result';
