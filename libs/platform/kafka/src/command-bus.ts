@@ -1,9 +1,8 @@
-import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { MessageHeader, type CommandMessage, type CommandReply } from '@seed/contracts';
-import { CONSUMER_SETTINGS } from './consumer-settings';
 import type { KafkaConnection } from './kafka-connection';
 import type { MessageProducer } from './message-producer';
+import { ResilientConsumer } from './resilient-consumer';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import { BrokerWatch } from './broker-watch';
 import { withTimeout } from './with-timeout';
@@ -38,7 +37,7 @@ export class CommandBus {
   private readonly pending = new Map<string, Pending>();
   /** Per reply partition, the next offset to read. */
   private readonly positions = new Map<number, string>();
-  private consumer: Consumer | undefined;
+  private consumer: ResilientConsumer | undefined;
   private readonly watch: BrokerWatch;
 
   constructor(
@@ -58,42 +57,33 @@ export class CommandBus {
   async start(): Promise<void> {
     const topic = this.connection.topic(this.options.replyTopic);
     for (const { partition, offset } of await this.replyTopicEnds(topic)) this.positions.set(partition, offset);
-    const consumer = this.connection.kafka.consumer({
-      groupId: this.connection.group(`${this.options.replyTopic}.${this.options.instanceId}`),
-      ...CONSUMER_SETTINGS,
+    // Replies are read from the positions above, never from a committed offset: committing one
+    // per reply would only load the broker. Every join (the first, and each after kafkajs
+    // restarted a crashed consumer, e.g. while a new broker's group coordinator was still loading)
+    // starts each partition where this instance left off: at the end the topic had before the
+    // first request, or after the last reply read.
+    const consumer = new ResilientConsumer(this.connection, this.producer, this.logger, {
+      groupId: `${this.options.replyTopic}.${this.options.instanceId}`,
+      topics: [this.options.replyTopic],
+      partitionsConsumedConcurrently: 3,
+      onCrash: (error) => this.watch.suspect(error),
     });
     this.consumer = consumer;
-    // Every join (the first, and each after kafkajs restarted a crashed consumer, e.g. while a new
-    // broker's group coordinator was still loading) starts each partition where this instance left
-    // off: at the end the topic had before the first request, or after the last reply read. A seek
-    // made only once, after `run`, was lost with the consumer that crashed before joining.
-    consumer.on(consumer.events.CRASH, ({ payload }) => this.watch.suspect(payload.error));
-    const joined = new Promise<void>((resolve) => {
-      consumer.on(consumer.events.GROUP_JOIN, () => {
-        for (const [partition, offset] of this.positions) consumer.seek({ topic, partition, offset });
-        resolve();
-      });
-    });
     try {
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: false });
-      await consumer.run({
-        // Replies are read from the positions above, never from a committed offset: committing one
-        // per reply would only load the broker.
-        autoCommit: false,
-        partitionsConsumedConcurrently: 3,
-        eachMessage: async ({ partition, message }) => {
-          this.positions.set(partition, String(Number(message.offset) + 1));
-          const commandId = message.headers?.[MessageHeader.CausationId]?.toString();
+      const { joined } = await consumer.startReader(
+        (record) => {
+          this.positions.set(record.partition, String(Number(record.offset) + 1));
+          const commandId = record.headers[MessageHeader.CausationId];
           // A reply for another instance, or one that timed out, has no one waiting.
-          if (commandId && message.value && this.pending.has(commandId)) this.answer(commandId, JSON.parse(message.value.toString()) as CommandReply);
+          if (commandId && record.value && this.pending.has(commandId)) this.answer(commandId, JSON.parse(record.value.toString()) as CommandReply);
         },
-      });
+        () => this.positions,
+      );
       await withTimeout(joined, JOIN_TIMEOUT_MS, `the reply consumer did not join its group within ${JOIN_TIMEOUT_MS} ms`);
       await this.producer.connect();
     } catch (error) {
       this.consumer = undefined;
-      await consumer.disconnect().catch(() => undefined);
+      await consumer.stop().catch(() => undefined);
       throw error;
     }
   }
@@ -175,7 +165,7 @@ export class CommandBus {
   async stop(): Promise<void> {
     this.watch.stop();
     for (const id of [...this.pending.keys()]) this.answer(id, SHUTTING_DOWN);
-    await this.consumer?.disconnect();
+    await this.consumer?.stop();
   }
 }
 

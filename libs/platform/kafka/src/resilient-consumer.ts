@@ -39,7 +39,15 @@ export interface ConsumerOptions {
   commitIntervalMs?: number;
   /** Bytes fetched per partition at most (default CONSUMER_SETTINGS'). */
   maxBytesPerPartition?: number;
+  /** Told of each crash of the underlying kafkajs consumer (which kafkajs then starts again). */
+  onCrash?: (error: Error) => void;
 }
+
+/** Where a reader goes on in each partition of a topic (unprefixed): the next offset to read. */
+export type ReaderPositions = (topic: string) => ReadonlyMap<number, string>;
+
+/** The reader's handler: it records where it is (ReaderPositions) and must not throw. */
+export type ReadHandler = (record: IncomingRecord) => void;
 
 export type RecordHandler = (record: IncomingRecord) => Promise<void>;
 
@@ -57,6 +65,7 @@ export type RecordHandler = (record: IncomingRecord) => Promise<void>;
  * itself; `startBatches` hands it each fetch's records of a partition (RecordBatch), to go through
  * in chunks of its own, marking what it handled, with the same commits, retries and dead letters
  * at hand. Either way the records of one partition are handled in order, one fetch after the other.
+ * `startReader` commits nothing: a reader of records that matter to this process only while it runs.
  */
 export class ResilientConsumer {
   private consumer: Consumer | undefined;
@@ -94,20 +103,43 @@ export class ResilientConsumer {
     await this.run({ eachBatchAutoResolve: false, eachBatch: (payload) => this.committer.track(handler(new RecordBatch(payload, consumer))) });
   }
 
-  private async run(mode: Pick<ConsumerRunConfig, 'eachMessage' | 'eachBatch' | 'eachBatchAutoResolve'>): Promise<void> {
+  /**
+   * Reads without committing, each partition from where `positions` says, asked again on every
+   * join of the group: a consumer kafkajs started again (a crash while a new broker's group
+   * coordinator loads, a broker restart) goes on where the one before left off, and a seek made
+   * only once would have been lost with the consumer that crashed before joining. Nothing is
+   * retried, dead-lettered or counted. Resolves once running; `joined`, at the first join.
+   */
+  async startReader(handler: ReadHandler, positions: ReaderPositions): Promise<{ joined: Promise<void> }> {
+    let joined: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (joined = resolve));
+    const onJoin = (consumer: Consumer) => {
+      for (const topic of this.options.topics) for (const [partition, offset] of positions(topic)) consumer.seek({ topic: this.connection.topic(topic), partition, offset });
+      joined();
+    };
+    await this.run({ eachMessage: async ({ topic, partition, message }) => handler(toIncomingRecord(topic, partition, message)) }, onJoin);
+    return { joined: first };
+  }
+
+  /** `reader`: run as a reader (startReader), told of each join; otherwise committing, from the beginning for a new group. */
+  private async run(mode: Pick<ConsumerRunConfig, 'eachMessage' | 'eachBatch' | 'eachBatchAutoResolve'>, reader?: (consumer: Consumer) => void): Promise<void> {
     // Dead letters count from 0, so that the first one is an increase Prometheus can see.
-    for (const topic of this.options.topics) consumerDeadLetters.inc({ group: this.options.groupId, topic }, 0);
+    if (!reader) for (const topic of this.options.topics) consumerDeadLetters.inc({ group: this.options.groupId, topic }, 0);
     const consumer = this.connection.kafka.consumer({
       groupId: this.connection.group(this.options.groupId),
       ...CONSUMER_SETTINGS,
       ...(this.options.maxBytesPerPartition === undefined ? {} : { maxBytesPerPartition: this.options.maxBytesPerPartition }),
       allowAutoTopicCreation: false,
     });
+    const { onCrash } = this.options;
+    if (onCrash) consumer.on(consumer.events.CRASH, ({ payload }) => onCrash(payload.error));
+    if (reader) consumer.on(consumer.events.GROUP_JOIN, () => reader(consumer));
     await startConsumer(
       consumer,
       this.committer,
       this.options.topics.map((topic) => this.connection.topic(topic)),
       { autoCommit: false, partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3, ...mode },
+      reader ? { committed: false } : {},
     );
     this.consumer = consumer;
   }
