@@ -2,7 +2,7 @@
 // carrier `bench-b` for the failover runs of `npm run bench:e2e`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '@seed/platform-testing';
+import { freePort, stackProcess } from '@seed/platform-testing';
 import { json } from './bench-support';
 
 export interface BenchSimulator {
@@ -14,7 +14,7 @@ export interface BenchSimulator {
 /** A simulator process with the stack's defaults, on free ports. */
 export async function startBenchSimulator(root: string): Promise<BenchSimulator> {
   const [port, httpPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [join(root, 'dist/tools/smsc-simulator/src/main.js')], {
+  const child = spawn(process.execPath, [join(root, stackProcess('smsc-simulator').main)], {
     env: { PATH: process.env['PATH'] ?? '', SMSC_PORT: String(port), SMSC_HTTP_PORT: String(httpPort), SMSC_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: 'ignore',
   });

@@ -19,7 +19,7 @@ import { kafkaClientOptions } from '@seed/platform-config';
 import { KafkaConnection, MessageProducer } from '@seed/platform-kafka';
 import { startStack, type RunningStack } from '@seed/platform-testing';
 import { SMS_BATCH_EVENT_TOPIC, type MessageRef } from '@seed/sms-batch-contracts';
-import { cpuSecondsOf, json } from './bench-support';
+import { cpuSecondsOf, json, STACK_PROCESSES } from './bench-support';
 import { runOf, startBenchmark } from './runner';
 import { startWebhookReceiver } from './webhook-receiver';
 
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     const runOnce = async (count: number, label: string) => {
       receipts.length = 0;
       const expected = count * 2;
-      const cpuBefore = cpuSecondsOf('dist/apps/webhook-dispatcher/src/main.js', own?.launcherPid);
+      const cpuBefore = cpuSecondsOf(STACK_PROCESSES['webhook-dispatcher'] as string, own?.launcherPid);
       const started = Date.now();
       if (source === 'synthetic') {
         await syntheticEvents(producer, accountId, subAccountId, count);
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 20));
         if (receipts.length > seen) [seen, lastProgress] = [receipts.length, Date.now()];
       }
-      const cpu = cpuSecondsOf('dist/apps/webhook-dispatcher/src/main.js', own?.launcherPid) - cpuBefore;
+      const cpu = cpuSecondsOf(STACK_PROCESSES['webhook-dispatcher'] as string, own?.launcherPid) - cpuBefore;
       const got = [...receipts];
       const first = Math.min(...got.map((r) => r.at));
       const last = Math.max(...got.map((r) => r.at));
