@@ -1,4 +1,4 @@
-import { findTlv, tlvInteger, type Tlv } from './smpp-pdu.codec';
+import { findTlv, tlvInteger, type Tlv } from './smpp-tlv';
 import { EsmClass, TlvTag } from './smpp.constants';
 
 /** Where a part sits in a concatenated message: from the UDH (IEI 0x00 / 0x08) or SAR TLVs. */

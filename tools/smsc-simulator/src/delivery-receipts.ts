@@ -1,6 +1,7 @@
 import { Fifo } from './fifo';
 import type { StoredPart } from './message-store';
-import { cStringTlv, encodePdu, u8Tlv } from './smpp-pdu.codec';
+import { encodePdu } from './smpp-pdu.codec';
+import { cStringTlv, u8Tlv } from './smpp-tlv';
 import { DataCoding, EsmClass, TlvTag } from './smpp.constants';
 import type { SimulatorCounters } from './simulator-stats';
 import type { FinalState, FinalStateWeight, SimulatorConfig } from './simulator.config';

@@ -1,6 +1,8 @@
 import { ReceiptDispatcher, encodeReceipt, pickFinalState, receiptDate, receiptText, type ReceiptChannel } from './delivery-receipts';
 import { MessageStore, type StoredPart } from './message-store';
-import { decodePdu, findTlv, type ShortMessagePdu } from './smpp-pdu.codec';
+import { decodePdu } from './smpp-pdu.codec';
+import type { ShortMessagePdu } from './smpp-pdu.types';
+import { findTlv } from './smpp-tlv';
 import { TlvTag } from './smpp.constants';
 import { zeroCounters } from './simulator-stats';
 import { defaultSimulatorConfig, type SimulatorConfig } from './simulator.config';

@@ -1,6 +1,7 @@
 import type { ConcatenationInfo } from './concatenation';
 import type { ConcatenationKind, InboundEncoding } from './inbound-segmentation';
-import { encodePdu, type Tlv } from './smpp-pdu.codec';
+import { encodePdu } from './smpp-pdu.codec';
+import type { Tlv } from './smpp-tlv';
 import { DataCoding, EsmClass, TlvTag } from './smpp.constants';
 
 /**

@@ -1,4 +1,5 @@
-import { decodePdu, type ShortMessagePdu } from './smpp-pdu.codec';
+import { decodePdu } from './smpp-pdu.codec';
+import type { ShortMessagePdu } from './smpp-pdu.types';
 import { InboundOriginator, NoReceiverError, type InboundChannel } from './inbound-originator';
 import { parseInboundRequest } from './inbound-request';
 

@@ -1,6 +1,6 @@
 import { readUserData } from './concatenation';
 import { MessageStore, messageText, messageView, type MessageEnvelope } from './message-store';
-import { u8Tlv, type Tlv } from './smpp-pdu.codec';
+import { u8Tlv, type Tlv } from './smpp-tlv';
 import { TlvTag } from './smpp.constants';
 import { encodeGsm7, encodeUcs2 } from './sms-text.codec';
 

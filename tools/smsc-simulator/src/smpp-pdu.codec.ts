@@ -1,91 +1,11 @@
 import { CommandId, CommandStatus, MAX_PDU_LENGTH, PDU_HEADER_LENGTH, commandNameById } from './smpp.constants';
+import { PduDecodeError, type Pdu, type ShortMessagePdu } from './smpp-pdu.types';
+import type { Tlv } from './smpp-tlv';
 
 /**
  * SMPP 3.4 PDUs to and from bytes: the 16-octet header, C-octet strings, integers, the
- * length-prefixed short_message and the TLV tail. Only the operations the simulator serves are
- * typed; any other command id decodes as `unknown` so the server can answer generic_nack.
+ * length-prefixed short_message and the TLV tail (types in smpp-pdu.types.ts).
  */
-
-export interface Tlv {
-  tag: number;
-  value: Buffer;
-}
-
-interface Header {
-  commandStatus: number;
-  sequenceNumber: number;
-}
-
-export type BindCommand = 'bind_transmitter' | 'bind_receiver' | 'bind_transceiver';
-export type BindRespCommand = `${BindCommand}_resp`;
-
-export interface BindPdu extends Header {
-  command: BindCommand;
-  systemId: string;
-  password: string;
-  systemType: string;
-  interfaceVersion: number;
-  addrTon: number;
-  addrNpi: number;
-  addressRange: string;
-}
-
-export interface BindRespPdu extends Header {
-  command: BindRespCommand;
-  systemId: string;
-  tlvs: Tlv[];
-}
-
-/** submit_sm and deliver_sm share one body layout. */
-export interface ShortMessagePdu extends Header {
-  command: 'submit_sm' | 'deliver_sm';
-  serviceType: string;
-  sourceAddrTon: number;
-  sourceAddrNpi: number;
-  sourceAddr: string;
-  destAddrTon: number;
-  destAddrNpi: number;
-  destinationAddr: string;
-  esmClass: number;
-  protocolId: number;
-  priorityFlag: number;
-  scheduleDeliveryTime: string;
-  validityPeriod: string;
-  registeredDelivery: number;
-  replaceIfPresentFlag: number;
-  dataCoding: number;
-  smDefaultMsgId: number;
-  shortMessage: Buffer;
-  tlvs: Tlv[];
-}
-
-export interface MessageIdRespPdu extends Header {
-  command: 'submit_sm_resp' | 'deliver_sm_resp';
-  messageId: string;
-}
-
-export interface EmptyPdu extends Header {
-  command: 'enquire_link' | 'enquire_link_resp' | 'unbind' | 'unbind_resp' | 'generic_nack';
-}
-
-export interface UnknownPdu extends Header {
-  command: 'unknown';
-  commandId: number;
-  body: Buffer;
-}
-
-export type Pdu = BindPdu | BindRespPdu | ShortMessagePdu | MessageIdRespPdu | EmptyPdu | UnknownPdu;
-
-/** The bytes are not a well-formed PDU; `status` is what a generic_nack should carry. */
-export class PduDecodeError extends Error {
-  override readonly name = 'PduDecodeError';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 class BodyReader {
   constructor(
@@ -298,25 +218,4 @@ function writeBody(pdu: Pdu, out: BodyWriter): void {
       out.octets(pdu.body);
       return;
   }
-}
-
-export function findTlv(tlvs: readonly Tlv[], tag: number): Buffer | undefined {
-  for (const tlv of tlvs) if (tlv.tag === tag) return tlv.value;
-  return undefined;
-}
-
-export function cStringTlv(tag: number, value: string): Tlv {
-  return { tag, value: Buffer.from(`${value}\0`, 'latin1') };
-}
-
-export function u8Tlv(tag: number, value: number): Tlv {
-  return { tag, value: Buffer.of(value) };
-}
-
-/** Big-endian integer of a 1-, 2- or 4-octet TLV value; undefined for other lengths. */
-export function tlvInteger(value: Buffer | undefined): number | undefined {
-  if (value?.length === 1) return value.readUInt8(0);
-  if (value?.length === 2) return value.readUInt16BE(0);
-  if (value?.length === 4) return value.readUInt32BE(0);
-  return undefined;
 }

@@ -1,4 +1,6 @@
-import { PduDecodeError, cStringTlv, decodePdu, encodePdu, findTlv, tlvInteger, u8Tlv, type Pdu, type ShortMessagePdu } from './smpp-pdu.codec';
+import { decodePdu, encodePdu } from './smpp-pdu.codec';
+import { PduDecodeError, type Pdu, type ShortMessagePdu } from './smpp-pdu.types';
+import { cStringTlv, findTlv, tlvInteger, u8Tlv } from './smpp-tlv';
 import { CommandStatus, TlvTag } from './smpp.constants';
 
 const submit: ShortMessagePdu = {

@@ -1,11 +1,13 @@
 import type { Socket } from 'node:net';
-import { readUserData } from './concatenation';
 import { pickFinalState } from './delivery-receipts';
 import type { InboundChannel } from './inbound-originator';
-import { PduDecodeError, decodePdu, encodePdu, u8Tlv, type BindPdu, type BindRespCommand, type Pdu, type ShortMessagePdu } from './smpp-pdu.codec';
+import { decodePdu, encodePdu } from './smpp-pdu.codec';
+import { PduDecodeError, type BindPdu, type BindRespCommand, type Pdu, type ShortMessagePdu } from './smpp-pdu.types';
+import { u8Tlv } from './smpp-tlv';
 import { CommandStatus, MAX_PDU_LENGTH, PDU_HEADER_LENGTH, SMPP_VERSION_34, TlvTag } from './smpp.constants';
 import type { SmscContext } from './smsc-context';
 import { admitSubmit } from './submit-admission';
+import { submittedPart } from './submitted-part';
 
 /**
  * One SMPP session per connection. A session frames every PDU of a read chunk, answers them, and
@@ -219,19 +221,7 @@ export class SmppSession implements InboundChannel {
     counters.accepted++;
     const messageId = this.ctx.ids.generate(config.messageIdFormat);
     this.reply({ command: 'submit_sm_resp', commandStatus: CommandStatus.ESME_ROK, sequenceNumber: pdu.sequenceNumber, messageId });
-    const userData = readUserData(pdu.esmClass, pdu.shortMessage, pdu.tlvs);
-    const part = this.ctx.store.add({
-      envelope: {
-        systemId: this.systemId, serviceType: pdu.serviceType,
-        source: pdu.sourceAddr, sourceTon: pdu.sourceAddrTon, sourceNpi: pdu.sourceAddrNpi,
-        destination: pdu.destinationAddr, destTon: pdu.destAddrTon, destNpi: pdu.destAddrNpi,
-        dataCoding: pdu.dataCoding, esmClass: pdu.esmClass, registeredDelivery: pdu.registeredDelivery,
-      },
-      messageId,
-      payload: userData.payload,
-      concatenation: userData.concatenation,
-      receivedAt,
-    });
+    const part = this.ctx.store.add(submittedPart(pdu, this.systemId, messageId, receivedAt));
     // Bits 0-1 of registered_delivery: 1 = receipt on any outcome, 2 = on failure only.
     const wanted = pdu.registeredDelivery & 0x03;
     if (wanted === 0) return;
