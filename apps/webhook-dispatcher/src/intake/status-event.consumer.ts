@@ -46,7 +46,7 @@ export class StatusEventConsumer {
       // Three at once. A chunk's handling waits for its direct deliveries' answers, and a fetch's
       // next one for all its chunks; but each partition's offer of direct deliveries is sized for
       // the endpoint on its own, and twelve at once queued more behind its slots than it answered
-      // before the write-down deadline (docs/adr/webhook-intake-three-partitions-at-once.md).
+      // before the write-down deadline (docs/adr/0042-webhook-intake-three-partitions-at-a-time.md).
       partitionsConsumedConcurrently: 3,
     });
   }

@@ -60,7 +60,7 @@ export class ClaimLoop {
       if (claimed === 0 || state.held >= state.options.maxHeld) await state.pause.wait(state.options.idleMs);
       // A small claim means deliveries trickle in: let a few milliseconds' worth gather before the
       // next one, since each claim costs about as much as taking many rows
-      // (docs/adr/webhook-small-claims-wait.md).
+      // (docs/adr/0033-webhook-waiting-line-at-endpoint-pace.md).
       else if (claimed < SMALL_CLAIM) await new Promise((r) => setTimeout(r, CLAIM_GATHER_MS));
     }
   }

@@ -7,9 +7,9 @@ import type { ICustomPartitioner } from 'kafkajs';
  * partitions that have a leader.
  *
  * Why not kafkajs's own: it computes the 32-bit hash with 64-bit `Long` objects (several
- * allocations per byte group) and filters the partition list for every record. On sms-batch's relay
- * that was 7% of its follower thread. This is the same arithmetic with Math.imul, tested against
- * kafkajs's function.
+ * allocations per byte group) and filters the partition list for every record, on the relay's hot
+ * path (docs/adr/0037-kafka-client-hot-paths.md). This is the same arithmetic with Math.imul,
+ * tested against kafkajs's function.
  */
 export const keyPartitioner: ICustomPartitioner = () => {
   let counter = Math.floor(Math.random() * 0x7fffffff);
