@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { dropSchema, openTestDataSource, uniqueName } from '@seed/platform-testing';
-import { CommandPipeline } from './command-pipeline';
+import { CommandPipeline, CommitDeadlinePassed } from './command-pipeline';
 import { EventStore } from './event-store';
 import { eventStoreSchema } from './event-store.migrations';
 import { runMigrations } from './migration-runner';
@@ -56,5 +56,38 @@ describe('CommandPipeline', () => {
     expect(await increment('counter-c', 'c-4')).toBe(1); // the refused command left no record
     expect(await increment('counter-c', null)).toBe(2);
     expect(await increment('counter-c', null)).toBe(3);
+  });
+
+  it('tries a single-append decision without a transaction, then in one once another writer came first', async () => {
+    const seen: { conflicts: number; inTransaction: boolean }[] = [];
+    let raced = false;
+    const answer = await pipeline.run({ consumer: 'counter', commandId: null, metadata, transaction: 'after-a-conflict' }, async (tx, retry) => {
+      seen.push({ conflicts: retry.conflicts, inTransaction: tx !== ds.manager });
+      const events = await store.readStream(tx, 'counter-d');
+      if (!raced) {
+        raced = true;
+        await increment('counter-d', null);
+      }
+      return { appends: [{ streamId: 'counter-d', expectedVersion: events.length, events: [{ type: 'Incremented', schemaVersion: 1, data: {} }] }], result: events.length + 1 };
+    });
+    expect(answer).toBe(2);
+    expect(seen).toEqual([
+      { conflicts: 0, inTransaction: false },
+      { conflicts: 1, inTransaction: true },
+    ]);
+  });
+
+  it('commits nothing past a decision\'s commitBy, and appends at the time a decision gives', async () => {
+    const decide = (commitBy: number) => async () => ({
+      appends: [{ streamId: 'counter-e', expectedVersion: 0, events: [{ type: 'Incremented', schemaVersion: 1, data: {} }] }],
+      result: 1,
+      occurredAt: '2030-01-15T10:00:05.000Z',
+      commitBy,
+    });
+    await expect(pipeline.run({ consumer: 'counter', commandId: 'c-5', metadata }, decide(Date.now() - 1))).rejects.toBeInstanceOf(CommitDeadlinePassed);
+    expect(await store.readStream(ds.manager, 'counter-e')).toHaveLength(0);
+    expect(await pipeline.run({ consumer: 'counter', commandId: 'c-5', metadata }, decide(Date.now() + 60_000))).toBe(1);
+    const [event] = await store.readStream(ds.manager, 'counter-e');
+    expect(event?.occurredAt).toBe('2030-01-15T10:00:05.000Z');
   });
 });
