@@ -17,8 +17,7 @@ export interface HttpClientOptions {
 /**
  * POSTs one webhook and says how it went. undici's keep-alive agents (one TLS handshake per
  * connection, not per request): per request it costs this process about half of node:http's CPU
- * (40-80 against 100-120 µs on this project's machine, 32 at a time to a local receiver), and a
- * webhook is the dispatcher's unit of work. The whole exchange must end within the timeout;
+ * (docs/adr/0031-webhooks-posted-with-undici.md), and a webhook is the dispatcher's unit of work. The whole exchange must end within the timeout;
  * redirects are not followed (a 3xx is a failed attempt, so a redirect cannot lead past the
  * address check); every new connection's address is checked unless the URL's host[:port] is an
  * operator exception.
@@ -64,7 +63,7 @@ export class WebhookHttpClient {
    * What a URL is to this client: parsed, checked against the allowed hosts and, for a literal
    * address, against the internal ranges. A customer's callback URL is the same for each of its
    * webhooks, so the answer is kept (per client; a changed URL is a new key): parsing and the
-   * address checks were ~4% of the dispatcher's CPU per webhook. Names are still resolved and
+   * address checks showed in the dispatcher's profile per webhook (docs/adr/0031-webhooks-posted-with-undici.md). Names are still resolved and
    * checked on every new connection (`guardedLookup`), never here.
    */
   private targetOf(url: string): Target | { refused: string } {
@@ -78,7 +77,8 @@ export class WebhookHttpClient {
 
   private async send(target: Target, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
     // undici takes an EventEmitter as a request's `signal` as well as an AbortSignal; per request it
-    // costs a fraction of an AbortController (whose creation alone was ~3% of the dispatcher's CPU).
+    // costs a fraction of an AbortController, whose creation showed in the dispatcher's profile
+    // (docs/adr/0031-webhooks-posted-with-undici.md).
     const deadline = new EventEmitter();
     let timedOut = false;
     const timer = setTimeout(() => {

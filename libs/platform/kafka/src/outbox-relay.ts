@@ -25,7 +25,7 @@ export class OutboxRelay implements EventHandler {
   readonly name: string;
   /**
    * Bodies come as the log's JSON text: most events go out unchanged, and parsing each body only to
-   * serialise it again was the relay's largest cost after the broker's (`docs/decisions.md`).
+   * serialise it again was the relay's largest cost after the broker's (docs/adr/0036-followers-read-only-what-they-handle.md).
    */
   readonly bodies = 'text';
 
