@@ -3,7 +3,7 @@ import { rowsOf, type SqlExecutor } from '@seed/platform-event-store';
 import { fencedOff as fencedOffRows } from '@seed/platform-work-queue';
 import { carrierIdKey, carrierIdKeys, carrierScopedKey, type MessageCommand } from '@seed/sms-batch-domain';
 import type { CarrierReceipt } from '@seed/sms-batch-contracts';
-import { outboundQueueTable } from './outbound-queue.table';
+import { outboundQueueMetrics, outboundQueueTable } from './outbound-queue.table';
 
 /**
  * A decision to record: about a known message, or a receipt whose message is found by carrier id.
@@ -24,6 +24,7 @@ export async function fencedOff(tx: SqlExecutor, s: string, items: LifecycleItem
   if (held.length === 0) return new Set();
   const staleUmids = await fencedOffRows(tx, outboundQueueTable(s), held.map((i) => ({ id: i.umid, leaseToken: i.leaseToken as string })));
   const stale = held.filter((i) => staleUmids.has(i.umid));
+  outboundQueueMetrics.fencedOff(stale.length);
   if (stale.length > 0) {
     logger.warn(
       { umids: stale.map((i) => i.umid), commands: stale.map((i) => i.command.type) },

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { quoteSchema, rowsOf } from '@seed/platform-event-store';
+import { affectedRows, quoteSchema, rowsOf } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { claimStatement, heldParams, heldUnder, releaseStatement, type LeaseToken, type WorkQueueTable } from '@seed/platform-work-queue';
-import { outboundQueueTable } from './outbound-queue.table';
+import { outboundQueueMetrics, outboundQueueTable } from './outbound-queue.table';
 
 export interface OutboundMessage {
   umid: string;
@@ -73,7 +73,9 @@ export class OutboundQueueRepository {
       }),
       onlyExpired ? [limit, leaseMs] : [limit, leaseMs, carriers],
     );
-    return rowsOf<Row>(result).map(toMessage);
+    const claimed = rowsOf<Row>(result).map(toMessage);
+    outboundQueueMetrics.claimed(claimed.length);
+    return claimed;
   }
 
   /**
@@ -114,7 +116,8 @@ export class OutboundQueueRepository {
               attempts = q.attempts - CASE WHEN $4 THEN 0 ELSE 1 END,
               carrier_id = coalesce($5, q.carrier_id), carrier_locked = q.carrier_locked OR $5 IS NOT NULL`,
     });
-    await this.dataSource.query(statement, [...heldParams(held.map((h) => ({ id: h.umid, leaseToken: h.leaseToken }))), delayMs, countAttempt, lockTo]);
+    const result = await this.dataSource.query(statement, [...heldParams(held.map((h) => ({ id: h.umid, leaseToken: h.leaseToken }))), delayMs, countAttempt, lockTo]);
+    outboundQueueMetrics.released(affectedRows(result));
   }
 }
 

@@ -1,4 +1,7 @@
-import type { WorkQueueTable } from '@seed/platform-work-queue';
+import { workQueueMetrics, type WorkQueueTable } from '@seed/platform-work-queue';
+
+/** Claimed, handed back and fenced-off rows of the outbound queue (`queue="sms-outbound"`). */
+export const outboundQueueMetrics = workQueueMetrics('sms-outbound');
 
 /** The outbound queue as a work queue: its lease column records the lease's end, as the due time does. */
 export function outboundQueueTable(s: string): WorkQueueTable {

@@ -3,7 +3,7 @@ import { PLAN_EACH_CALL, rowsOf } from '@seed/platform-event-store';
 import { leaseSet, type WorkQueueTable } from '@seed/platform-work-queue';
 import { LINE_PER_SLOT } from '@seed/webhook-dispatcher-domain';
 import { claimedOf, type ClaimedDelivery, type ClaimedRow } from './claimed-delivery';
-import { deliveryQueueTable } from './delivery-queue.table';
+import { deliveryQueueMetrics, deliveryQueueTable } from './delivery-queue.table';
 
 /** What a replica asks of one claim. */
 export interface ClaimRequest {
@@ -143,6 +143,7 @@ export class DeliveryClaimer {
       front.set(r.origin, Math.min(front.get(r.origin) ?? Infinity, new Date(r.was_due).getTime()));
     }
     for (const [origin, at] of front) this.floors.set(origin, new Date(at - FLOOR_MARGIN_MS).toISOString());
+    deliveryQueueMetrics.claimed(deliveries.length);
     return { deliveries, endpoints };
   }
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { affectedRows } from '@seed/platform-event-store';
 import { heldParams, releaseStatement, type LeaseToken } from '@seed/platform-work-queue';
 import type { ClaimedDelivery } from './claimed-delivery';
 import { DeliveryClaimer, type Claim, type ClaimRequest } from './delivery-claim';
-import { deliveryQueueTable } from './delivery-queue.table';
+import { deliveryQueueMetrics, deliveryQueueTable } from './delivery-queue.table';
 
 /** Leases on deliveries and on endpoints' sending slots: taken by a claim, handed back by a sender. */
 export class DeliveryLeases {
@@ -46,7 +47,8 @@ export class DeliveryLeases {
       extra: [{ name: 'due_at', type: 'timestamptz' }],
       where: "d.state = 'pending' AND d.lease_until IS NOT NULL",
     });
-    await this.dataSource.query(statement, [...heldParams(items.map((i) => ({ id: i.deliveryId, leaseToken: i.leaseToken }))), items.map((i) => i.dueAt?.toISOString() ?? null)]);
+    const result = await this.dataSource.query(statement, [...heldParams(items.map((i) => ({ id: i.deliveryId, leaseToken: i.leaseToken }))), items.map((i) => i.dueAt?.toISOString() ?? null)]);
+    deliveryQueueMetrics.released(affectedRows(result));
   }
 
   /** Hands back every sending slot `holder` holds (a sender that stops), so other replicas need not wait for them to run out. */

@@ -4,7 +4,7 @@ import { notHeldUnder } from '@seed/platform-work-queue';
 import { decideDelivery, deliveryStreamId, evolveDelivery, type BreakerPolicy, type DeliveryCommand, type DeliveryState, type OutcomeRun } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery, HoldOffer } from './claimed-delivery';
 import { foldOf, type Fold } from './delivery-fold';
-import { deliveryQueueTable } from './delivery-queue.table';
+import { deliveryQueueMetrics, deliveryQueueTable } from './delivery-queue.table';
 import { writeFoldsAndBreakers, type BreakerReading } from './folds-and-breakers.sql';
 import type { MessageOrder } from './message-order';
 
@@ -94,6 +94,7 @@ export class DeliveryOutcomes {
         appends.push({ streamId: deliveryStreamId(command.deliveryId), expectedVersion: row.version, events });
         folds.push(foldOf(command.deliveryId, row.version + events.length, events.reduce(evolveDelivery, state), events));
       }
+      deliveryQueueMetrics.fencedOff(fenced.length);
       if (appends.length === 0 && runs.length === 0) return nothingDecided(fenced);
       if (appends.length > 0) await this.store.append(tx, appends, SYSTEM_META(at));
       const breakers = await writeFoldsAndBreakers(tx, this.s, folds, runs, options.breakers?.policy);

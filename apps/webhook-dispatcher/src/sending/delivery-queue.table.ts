@@ -1,4 +1,7 @@
-import type { WorkQueueTable } from '@seed/platform-work-queue';
+import { workQueueMetrics, type WorkQueueTable } from '@seed/platform-work-queue';
+
+/** Claimed, handed back and fenced-off deliveries (`queue="webhook-deliveries"`). */
+export const deliveryQueueMetrics = workQueueMetrics('webhook-deliveries');
 
 /**
  * The deliveries as a work queue. Its lease column records when the claim was taken (the lease

@@ -2,7 +2,7 @@ import { EventStore, PLAN_EACH_CALL, rowsOf, type AppendMetadata, type SqlExecut
 import { nextToken } from '@seed/platform-work-queue';
 import { decideDelivery, deliveryStreamId, type DeliveryScheduledV1 } from '@seed/webhook-dispatcher-domain';
 import { originOf, type ClaimedDelivery, type HoldOffer } from './claimed-delivery';
-import { deliveryQueueTable } from './delivery-queue.table';
+import { deliveryQueueMetrics, deliveryQueueTable } from './delivery-queue.table';
 
 /**
  * New deliveries into the queue, inside the intake's transaction: their events, their rows (due,
@@ -65,6 +65,7 @@ export class DeliveryScheduling {
       ),
     );
     const leaseToken = inserted?.lease_token ?? '';
+    deliveryQueueMetrics.claimed(rows.filter((r) => r.held).length);
     return rows
       .filter((r) => r.held)
       .map((r) => ({ deliveryId: r.deliveryId, accountId: r.accountId, url: r.url, origin: r.origin, body: r.body, attempts: 0, claimedAt, leaseToken, traceparent: r.traceparent }));

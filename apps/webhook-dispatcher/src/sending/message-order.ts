@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { affectedRows, PLAN_EACH_CALL, rowsOf, type SqlExecutor } from '@seed/platform-event-store';
 import { leaseSet } from '@seed/platform-work-queue';
 import { claimedOf, type ClaimedDelivery, type ClaimedRow, type HoldOffer } from './claimed-delivery';
-import { deliveryQueueTable } from './delivery-queue.table';
+import { deliveryQueueMetrics, deliveryQueueTable } from './delivery-queue.table';
 
 /**
  * The changes of one message are delivered one after the other: a later one waits at 'infinity'
@@ -44,6 +44,7 @@ export class MessageOrder {
       ),
     );
     const tokenOf = new Map(leased.map((l) => [l.delivery_id, l.lease_token]));
+    deliveryQueueMetrics.claimed(leased.length);
     return held.map((r) => claimedOf({ ...r, lease_token: tokenOf.get(r.delivery_id) ?? '' }, claimedAt));
   }
 

@@ -4,3 +4,4 @@ export * from './fenced-off';
 export * from './lease-token';
 export * from './queue-depth.sql';
 export * from './work-queue-table';
+export * from './work-queue.metrics';
