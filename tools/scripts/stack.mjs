@@ -18,8 +18,9 @@
 //                     others wait to be registered as carriers (the banner lists them, `smscInstances` too)
 //   DATABASE_URL_<SERVICE>  that service's database URL (its own role: `npm run db:roles -- --out FILE`)
 //   <SERVICE>__<NAME> NAME for that service only, e.g. SMS_BATCH__LOG_LEVEL
-//   KAFKA_CREDENTIALS_DIR  each service authenticates as its own SCRAM user seed-<service>, password in
-//                     <dir>/seed-<service>.password (infra.sh with KAFKA_SECURITY=scram-tls writes them)
+//   KAFKA_CREDENTIALS_DIR  each service authenticates as its own SCRAM user (its kafkaUser in
+//                     tools/stack/processes.json, seed-<service>), password in <dir>/<user>.password
+//                     (infra.sh with KAFKA_SECURITY=scram-tls writes them)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
