@@ -17,7 +17,7 @@
 // its webhook (the webhooks carry the change's timestamp): where the time after the carrier goes.
 // Each run starts with its carrier's message store emptied (the simulator keeps up to 100,000
 // messages for inspection): the stack's simulator outlives the bench, the peer's does not, and a
-// full store made the stack's carrier spend up to three times the CPU of a fresh one.
+// full store made the stack's carrier costlier than a fresh one (docs/adr/0041-e2e-bench-conditions.md).
 // Two carriers (BENCH_FAILOVER, on unless 0): the bench starts a second simulator for the platform and
 // registers it as carrier `bench-b` (no route: the implicit catch-all tries `default` first, so the
 // platform runs above still send to `default` alone). After each platform run, a `platform-failover`
@@ -45,9 +45,9 @@ const admin = () => ({ adminUrl, adminToken });
 const env = process.env;
 const total = Number(env['BENCH_MESSAGES'] ?? 10_000);
 const runs = Number(env['BENCH_RUNS'] ?? 3);
-// One run's worth by default: with 2,000 the first measured run was the platform's first batch of
-// 10,000 and ran 10-20% slower (code paths of large batches still unoptimised by V8, more GC),
-// which is start-up, not the steady state the comparison is about.
+// One run's worth by default: with a smaller one the first measured run was the platform's first
+// large batch and ran slower (code paths of large batches still unoptimised by V8, more GC), which
+// is start-up, not the steady state the comparison is about (docs/adr/0041-e2e-bench-conditions.md).
 const warmup = Number(env['BENCH_WARMUP'] ?? total);
 const peer = env['BENCH_PEER'] ?? 'kannel';
 const dlrMask = env['KANNEL_DLR_MASK'] ?? '9';
