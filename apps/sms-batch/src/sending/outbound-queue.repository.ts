@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { affectedRows, quoteSchema, rowsOf } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
-import { claimStatement, heldParams, heldUnder, releaseStatement, type LeaseToken, type WorkQueueTable } from '@seed/platform-work-queue';
+import { claimStatement, heldParams, runClaim, heldUnder, releaseStatement, type LeaseToken, type WorkQueueTable } from '@seed/platform-work-queue';
 import { outboundQueueMetrics, outboundQueueTable } from './outbound-queue.table';
 
 export interface OutboundMessage {
@@ -53,8 +53,9 @@ export class OutboundQueueRepository {
    * asked). SKIP LOCKED lets replicas share the queue. The lease is the due time moved forward
    * (lease_until records it too): a claimed row leaves the front of the due index, so a claim reads
    * only the rows it takes, O(batch) however many wait or are on the wire, and a crashed sender's
-   * rows are due again when their lease ends. Planned on each call: the queue goes from empty to a
-   * whole batch within seconds, and a plan kept from an empty queue scans all of it.
+   * rows are due again when their lease ends. Planned on each call, with sorts and sequential scans
+   * priced out (runClaim): the queue goes from empty to a whole batch within seconds, and a plan
+   * made for an empty queue (kept, or from statistics taken while it was) reads all of it.
    */
   async claim(limit: number, leaseMs: number, onlyExpired = false, carriers: readonly string[] = []): Promise<OutboundMessage[]> {
     // Rows pinned to a carrier are taken only by replicas with a session to it (`carriers`).
@@ -62,7 +63,8 @@ export class OutboundQueueRepository {
       ? `SELECT umid FROM ${this.s}.outbound_queue WHERE expiry <= now() AND next_attempt_at <= now() ORDER BY expiry LIMIT $1 FOR UPDATE SKIP LOCKED`
       : `SELECT umid FROM ${this.s}.outbound_queue WHERE next_attempt_at <= now() AND (carrier_id IS NULL OR carrier_id = ANY($3::text[]))
           ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
-    const result = await this.dataSource.query(
+    const result = await runClaim(
+      this.dataSource,
       claimStatement(this.q, {
         alias: 'q',
         dueRows: due,

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { PLAN_EACH_CALL, rowsOf } from '@seed/platform-event-store';
-import { leaseSet, type WorkQueueTable } from '@seed/platform-work-queue';
+import { leaseSet, runClaim, type WorkQueueTable } from '@seed/platform-work-queue';
 import { LINE_PER_SLOT } from '@seed/webhook-dispatcher-domain';
 import { claimedOf, type ClaimedDelivery, type ClaimedRow } from './claimed-delivery';
 import { deliveryQueueMetrics, deliveryQueueTable } from './delivery-queue.table';
@@ -111,24 +111,20 @@ export class DeliveryClaimer {
       this.floorsSetAt = Date.now();
     }
     // The lease is the due time moved forward: a claimed row leaves the front of the due index, and
-    // comes back by itself if its holder dies. Sorts and sequential scans are priced out for this
-    // statement: the only plan left reads each endpoint's range of the due index in order. With
-    // statistics from a quiet moment (27 pending rows) the planner had preferred the message-order
-    // index filtered by endpoint, a scan of every pending row per endpoint (210,000 buffers a claim).
-    const result = await this.dataSource.transaction(async (tx) => {
-      await tx.query('SET LOCAL enable_sort = off');
-      await tx.query('SET LOCAL enable_seqscan = off');
-      return tx.query(this.statement(), [
-        request.limit,
-        request.leaseMs,
-        request.excluded,
-        request.concurrency,
-        JSON.stringify(Object.fromEntries(request.endpoints)),
-        JSON.stringify(Object.fromEntries(this.floors)),
-        request.holder,
-        request.renewWithinMs ?? request.leaseMs / 2,
-      ]);
-    });
+    // comes back by itself if its holder dies. Sorts and sequential scans are priced out (runClaim):
+    // the only plan left reads each endpoint's range of the due index in order. With statistics
+    // from a quiet moment the planner had preferred the message-order index filtered by endpoint, a
+    // scan of every pending row per endpoint (docs/adr/0013-work-queue-claims-cost-o-batch.md).
+    const result = await runClaim(this.dataSource, this.statement(), [
+      request.limit,
+      request.leaseMs,
+      request.excluded,
+      request.concurrency,
+      JSON.stringify(Object.fromEntries(request.endpoints)),
+      JSON.stringify(Object.fromEntries(this.floors)),
+      request.holder,
+      request.renewWithinMs ?? request.leaseMs / 2,
+    ]);
     const rows = rowsOf<ResultRow>(result);
     const claimedAt = Date.now();
     const deliveries: ClaimedDelivery[] = [];

@@ -1,4 +1,5 @@
 export * from './claim.sql';
+export * from './claim-planning';
 export * from './fence.sql';
 export * from './fenced-off';
 export * from './lease-token';
