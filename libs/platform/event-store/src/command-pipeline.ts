@@ -4,6 +4,7 @@ import { withCommandRetry, type DatabaseOutage, type RetryState } from './comman
 import type { ProcessedMessages } from './processed-messages';
 import type { SqlExecutor } from './sql-executor';
 
+// The policy is part of the pipeline's surface: exported with it.
 export { COMMAND_RETRY_POLICY, isTransientDatabaseError, withCommandRetry, type DatabaseOutage, type RetryState } from './command-pipeline.retry-policy';
 
 /** What a decision appends and answers; streams without events are left out. */
@@ -29,7 +30,10 @@ export class CommitDeadlinePassed extends Error {
   override readonly name = 'CommitDeadlinePassed';
 }
 
-/** A command as the pipeline runs it: who handles it and its id (null: no record, the decision is idempotent by itself). */
+/**
+ * A command as the pipeline runs it: who handles it and its id (null: no record, because the
+ * decision is idempotent by itself or the handler keeps a record of its own in its statements).
+ */
 export interface PipelineCommand {
   consumer: string;
   commandId: string | null;
