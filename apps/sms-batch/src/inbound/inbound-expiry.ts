@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import { PeriodicSweep, type SweepLogger } from '@seed/platform-work-queue';
 import type { InboundRecorder } from './inbound-recorder';
 
 /**
@@ -6,39 +6,21 @@ import type { InboundRecorder } from './inbound-recorder';
  * (incomplete). Any replica may do it: the expiry is an append at the version read, so two
  * replicas sweeping the same stream write it once.
  */
-export class InboundExpiry {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping = false;
-
-  constructor(
-    private readonly recorder: InboundRecorder,
-    private readonly logger: Logger,
-    private readonly everyMs = 15_000,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.sweep(), this.everyMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-
-  async sweep(): Promise<number> {
-    if (this.sweeping) return 0;
-    this.sweeping = true;
-    let expired = 0;
-    try {
-      for (const streamId of await this.recorder.overdue()) {
-        await this.recorder.expire(streamId);
-        expired++;
-      }
-    } catch (error) {
-      this.logger.warn({ err: error }, 'inbound parts not swept; trying again later');
-    } finally {
-      this.sweeping = false;
-    }
-    return expired;
+export class InboundExpiry extends PeriodicSweep {
+  constructor(recorder: InboundRecorder, logger: SweepLogger, everyMs = 15_000) {
+    super({
+      queue: 'sms-inbound-parts',
+      sweep: 'expiry',
+      everyMs,
+      logger,
+      pass: async () => {
+        let expired = 0;
+        for (const streamId of await recorder.overdue()) {
+          await recorder.expire(streamId);
+          expired++;
+        }
+        return expired;
+      },
+    });
   }
 }

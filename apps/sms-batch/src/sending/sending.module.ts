@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { CommandPipeline, EventStore } from '@seed/platform-event-store';
 import { LOGGER, ServiceSchema } from '@seed/platform-nest';
+import { PeriodicSweep } from '@seed/platform-work-queue';
 import { isDeliveryReceipt, parseDeliveryReceipt } from '@seed/sms-batch-domain';
 import { BindSlotsRepository } from '../carrier/bind-slots.repository';
 import { CarrierFleet } from '../carrier/carrier-fleet';
@@ -117,13 +118,11 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
     };
   }
 
-  private sweeper: NodeJS.Timeout | undefined;
+  private parkedSweep: PeriodicSweep | undefined;
 
   async onApplicationBootstrap(): Promise<void> {
-    this.sweeper = setInterval(() => {
-      this.writer.sweepParkedReceipts().catch((error: unknown) => this.logger.error({ err: error }, 'parked receipts sweep failed'));
-    }, PARKED_SWEEP_MS);
-    this.sweeper.unref();
+    this.parkedSweep = new PeriodicSweep({ queue: 'sms-parked-receipts', sweep: 'parked-receipts', everyMs: PARKED_SWEEP_MS, logger: this.logger, pass: () => this.writer.sweepParkedReceipts() });
+    this.parkedSweep.start();
     // Before the sender starts: no message is handed off without the opt-outs known.
     await this.optedOut.start();
     // Before a carrier session opens: an inbound SMS needs its number's owner.
@@ -135,12 +134,12 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.sweeper);
+    await this.parkedSweep?.stop();
     await this.sender.stop();
     await this.fleet.stop();
     this.optedOut.stop();
     this.numbers.stop();
-    this.inboundExpiry.stop();
+    await this.inboundExpiry.stop();
     this.logger.info('sender stopped and carrier sessions closed');
   }
 }

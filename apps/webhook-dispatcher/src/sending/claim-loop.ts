@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PeriodicSweep } from '@seed/platform-work-queue';
 import { waitingLine } from '@seed/webhook-dispatcher-domain';
 import type { DeliveryPump } from './delivery-pump';
 import type { DeliveryStore } from './delivery-store';
@@ -39,18 +40,11 @@ export class ClaimLoop {
   /** Claims until the sender stops (`state.running`); `state.pause` wakes it early. */
   async run(): Promise<void> {
     const state = this.state;
-    let lastSweep = Date.now();
+    const sweeps = this.sweeps(state.options.sweepMs ?? SWEEP_MS);
     while (state.running) {
       let claimed = 0;
       try {
-        if (Date.now() - lastSweep > (state.options.sweepMs ?? SWEEP_MS)) {
-          lastSweep = Date.now();
-          const { released, next } = await this.store.releaseStranded(this.strandedCursor);
-          this.strandedCursor = next;
-          if (released > 0) this.logger.warn({ released }, 'deliveries waiting behind ended ones released by the sweep');
-          const expired = await this.store.expireHeldBack(state.options.retry.maxAgeMs);
-          if (expired > 0) this.logger.info({ expired }, 'deliveries of broken endpoints past their retry window dead-lettered');
-        }
+        for (const sweep of sweeps) await sweep.runIfDue();
         claimed = await this.claimRound();
       } catch (error) {
         this.logger.error({ err: error }, 'claiming deliveries failed; retrying');
@@ -63,6 +57,37 @@ export class ClaimLoop {
       // (docs/adr/0033-webhook-waiting-line-at-endpoint-pace.md).
       else if (claimed < SMALL_CLAIM) await new Promise((r) => setTimeout(r, CLAIM_GATHER_MS));
     }
+  }
+
+  /** The queue's upkeep, run between claims: each pass looks at a bounded slice. */
+  private sweeps(everyMs: number): PeriodicSweep[] {
+    const state = this.state;
+    const logger = this.logger;
+    return [
+      new PeriodicSweep({
+        queue: 'webhook-deliveries',
+        sweep: 'stranded',
+        everyMs,
+        logger,
+        pass: async () => {
+          const { released, next } = await this.store.releaseStranded(this.strandedCursor);
+          this.strandedCursor = next;
+          if (released > 0) logger.warn({ released }, 'deliveries waiting behind ended ones released by the sweep');
+          return released;
+        },
+      }),
+      new PeriodicSweep({
+        queue: 'webhook-deliveries',
+        sweep: 'held-back-expiry',
+        everyMs,
+        logger,
+        pass: async () => {
+          const expired = await this.store.expireHeldBack(state.options.retry.maxAgeMs);
+          if (expired > 0) logger.info({ expired }, 'deliveries of broken endpoints past their retry window dead-lettered');
+          return expired;
+        },
+      }),
+    ];
   }
 
   private async claimRound(): Promise<number> {

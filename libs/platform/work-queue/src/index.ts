@@ -6,3 +6,4 @@ export * from './lease-token';
 export * from './queue-depth.sql';
 export * from './work-queue-table';
 export * from './work-queue.metrics';
+export * from './periodic-sweep';
