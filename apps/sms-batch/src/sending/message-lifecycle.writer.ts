@@ -103,7 +103,7 @@ export class MessageLifecycleWriter {
   }
 
   private async sweepOnce(): Promise<number> {
-    const metadata = { correlationId: 'carrier', causationId: null, occurredAt: new Date().toISOString() };
+    const metadata = { correlationId: currentCorrelation()?.correlationId ?? 'carrier', causationId: null, occurredAt: new Date().toISOString() };
     const { count, committed } = await this.pipeline.run({ consumer: 'message-lifecycle', commandId: null, metadata }, async (tx, retry) => {
       // Another writer appended to a stream this replica remembered: read them all afresh.
       if (retry.conflicts > 0) this.memory.states.clear();
@@ -119,7 +119,8 @@ export class MessageLifecycleWriter {
       const stale = rows.filter((r) => Date.parse(r.receipt.receivedAt) < dayAgo);
       if (stale.length > 0) this.logger.warn({ receipts: stale.map((r) => r.receipt.carrierMessageId) }, 'receipts matching no message for a day dropped');
       const retried = rows.filter((r) => Date.parse(r.receipt.receivedAt) >= dayAgo);
-      const decided = retried.length > 0 ? await this.decide(tx, retried.map((r) => ({ receipt: r.receipt }))) : { appends: [], result: { states: [], sent: [], types: [], events: [] } };
+      if (retried.length === 0) return { appends: [], result: { count: 0, committed: { states: [], sent: [], types: [], events: [] } } };
+      const decided = await this.decide(tx, retried.map((r) => ({ receipt: r.receipt })));
       return { ...decided, result: { count: retried.length, committed: decided.result } };
     });
     countLifecycleEvents(committed.events);
