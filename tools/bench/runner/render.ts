@@ -33,7 +33,7 @@ function provenance(result: BenchResult, id: string): string {
 }
 
 export function renderResult(id: string, command: string, result: BenchResult | undefined): string {
-  if (!result) return `Not yet recorded: run \`${command}\` with \`BENCH_RECORD=1\`, then \`npm run docs:performance\`.`;
+  if (!result) return `Not yet recorded (\`${id}\`): run \`${command}\` with \`BENCH_RECORD=1\`, then \`npm run docs:performance\`.`;
   const rows = Object.entries(result.summary).map(([metric, s]) => `| ${metric} | ${figure(s.median)} | ${figure(s.min)} | ${figure(s.max)} |`);
   const derived = derivedRows(result.derived ?? {}, '');
   return [

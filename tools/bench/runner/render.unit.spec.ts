@@ -35,7 +35,7 @@ describe('renderResult', () => {
   });
 
   it('says how to record a result not recorded yet', () => {
-    expect(renderResult('idle', 'npm run bench:idle', undefined)).toBe('Not yet recorded: run `npm run bench:idle` with `BENCH_RECORD=1`, then `npm run docs:performance`.');
+    expect(renderResult('idle', 'npm run bench:idle', undefined)).toBe('Not yet recorded (`idle`): run `npm run bench:idle` with `BENCH_RECORD=1`, then `npm run docs:performance`.');
   });
 });
 
