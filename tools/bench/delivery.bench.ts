@@ -84,8 +84,8 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
   const acceptMs = performance.now() - started;
   // Progress is read from the carrier's side, which costs the platform nothing: the simulator
   // counts submit_sm it accepted and receipts it got an answer for, and sms-batch answers a receipt
-  // only once it is recorded in the message's stream. (Polling the batch read API instead took CPU
-  // from the platform being measured: docs/adr/bench-progress-from-the-carrier-side.md.)
+  // only once it is recorded in the message's stream. (Polling the batch read API instead would take
+  // CPU from the platform being measured.)
   const before = await json<SimulatorStats>(`${smscUrl}/stats`);
   let lastSubmitMs = 0;
   let lastReceiptMs = 0;

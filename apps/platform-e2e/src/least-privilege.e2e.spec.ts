@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
 import { Client } from 'pg';
-import { eventually, privateKafka, requireEnv, startStack, type PrivateInfra } from '@seed/platform-testing';
+import { eventually, privateKafka, requireEnv, stackProcess, startStack, type PrivateInfra } from '@seed/platform-testing';
 import { createToken, logIn } from './support/agent';
 import { sendBatch, ukMobile, type Account } from './support/http';
 import { smsc } from './support/smsc';
@@ -174,7 +174,7 @@ describe('the stack with one Kafka user and one PostgreSQL role per service', ()
 
 /** Runs one service from dist/ until it exits (or a minute passes); its exit code and output. */
 async function runToExit(app: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, stackProcess(app).main)], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
