@@ -10,10 +10,10 @@
 // After each timed claim its rows are handed back (release(..., 0), untimed), so every claim takes a
 // full batch (or every expired message) whatever N is; the claimed rows' old index entries stay
 // behind as they do in service.
-// The harness (schemas, statistics, timing, EXPLAIN, the table) is runClaimBench's.
+// The harness (schemas, statistics, timing, EXPLAIN) is runClaimBench's; tools/bench/claims.bench.ts runs it.
 import 'reflect-metadata';
 import type { DataSource } from 'typeorm';
-import { runClaimBench } from '@seed/platform-work-queue/bench';
+import type { ClaimBenchQueue } from '@seed/platform-work-queue/bench';
 import { ServiceSchema } from '@seed/platform-nest';
 import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
 import { OutboundQueueRepository } from './outbound-queue.repository';
@@ -34,7 +34,8 @@ async function fill(ds: DataSource, s: string, n: number): Promise<void> {
   );
 }
 
-runClaimBench({
+/** Run by `npm run bench:claims` (tools/bench/claims.bench.ts). */
+export const claimBench: ClaimBenchQueue<'claim' | 'claim-expired'> = {
   name: 'sms-outbound',
   operations: ['claim', 'claim-expired'] as const,
   table: 'outbound_queue',
@@ -47,7 +48,4 @@ runClaimBench({
       return { rows: claimed.length, handBack: () => queue.release(claimed, 0, false) };
     };
   },
-}).catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+};

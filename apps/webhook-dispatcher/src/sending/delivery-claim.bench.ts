@@ -11,11 +11,11 @@
 //   sweep           releaseStranded(), the safety net run every 10 s
 // After each timed claim its rows are handed back (release(), untimed), so every claim takes a full
 // batch whatever N is; the claimed rows' old index entries stay behind as they do in service.
-// The harness (schemas, statistics, timing, EXPLAIN, the table) is runClaimBench's.
+// The harness (schemas, statistics, timing, EXPLAIN) is runClaimBench's; tools/bench/claims.bench.ts runs it.
 import 'reflect-metadata';
 import type { DataSource } from 'typeorm';
 import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
-import { runClaimBench } from '@seed/platform-work-queue/bench';
+import type { ClaimBenchQueue } from '@seed/platform-work-queue/bench';
 import { ServiceSchema } from '@seed/platform-nest';
 import { webhookMigrations } from '../webhook.migrations';
 import { DeliveryStore } from './delivery-store';
@@ -46,7 +46,8 @@ async function fill(ds: DataSource, s: string, n: number): Promise<void> {
   await ds.query(`INSERT INTO ${s}.delivery_endpoints (origin) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, [[...HEALTHY, DOWN]]);
 }
 
-runClaimBench({
+/** Run by `npm run bench:claims` (tools/bench/claims.bench.ts). */
+export const claimBench: ClaimBenchQueue<'claim' | 'claim-excluded' | 'sweep'> = {
   name: 'webhook-deliveries',
   operations: ['claim', 'claim-excluded', 'sweep'] as const,
   table: 'deliveries',
@@ -66,7 +67,4 @@ runClaimBench({
       return { rows: claimed.length, handBack: () => store.release(claimed.map((c) => ({ deliveryId: c.deliveryId, leaseToken: c.leaseToken, dueAt: null }))) };
     };
   },
-}).catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+};

@@ -4,7 +4,7 @@
 // gets a schema of its own, dropped afterwards. Each call is timed; what it took is then handed back
 // untimed, so every call takes a full batch whatever the size. One EXPLAIN (ANALYZE, BUFFERS) of the
 // statement as the store sent it (with the SET LOCAL settings it ran before it), rolled back, before
-// and after the timed calls. Prints one JSON line per cell and a table.
+// and after the timed calls. Returns the cells; tools/bench/claims.bench.ts prints and records them.
 // Settings: DATABASE_URL, BENCH_RUNS (20), BENCH_SIZES (0,10000,100000), BENCH_PLANS=1 (the plans of
 // the largest size, on stderr).
 import { randomBytes } from 'node:crypto';
@@ -37,7 +37,8 @@ interface Explained {
   text?: string;
 }
 
-interface Result {
+/** One (operation, size, statistics) cell: what its timed calls took, and the plan before and after them. */
+export interface ClaimCell {
   queue: string;
   op: string;
   n: number;
@@ -112,7 +113,7 @@ async function explain(ds: DataSource, query: Recorded, withText: boolean): Prom
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? NaN;
 const round = (ms: number) => Number(ms.toFixed(2));
 
-async function measure<Op extends string>(ds: DataSource, queue: ClaimBenchQueue<Op>, op: Op, n: number, stats: Stats, runId: string, runs: number, withPlan: boolean): Promise<Result> {
+async function measure<Op extends string>(ds: DataSource, queue: ClaimBenchQueue<Op>, op: Op, n: number, stats: Stats, runId: string, runs: number, withPlan: boolean): Promise<ClaimCell> {
   const schema = `${runId}_${op.replace('-', '_')}_${n}_${stats}`;
   const s = `"${schema}"`;
   try {
@@ -155,7 +156,8 @@ async function measure<Op extends string>(ds: DataSource, queue: ClaimBenchQueue
   }
 }
 
-function table(results: readonly Result[]): string {
+/** The cells as a table, one line each. */
+export function claimTable(results: readonly ClaimCell[]): string {
   const lines = [
     'queue               operation        N        stats  rows/call  median ms  max ms  buffers (first/last)',
     ...results.map((r) =>
@@ -174,8 +176,12 @@ function table(results: readonly Result[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Measures every operation of the queue at every size, with fresh and stale statistics, and prints them. */
-export async function runClaimBench<Op extends string>(queue: ClaimBenchQueue<Op>): Promise<void> {
+/**
+ * Measures every operation of the queue at every size, with fresh and stale statistics (the plans
+ * of the largest size on stderr with BENCH_PLANS=1); `tools/bench/claims.bench.ts` prints and
+ * records the cells on the common runner.
+ */
+export async function runClaimBench<Op extends string>(queue: ClaimBenchQueue<Op>): Promise<ClaimCell[]> {
   const env = process.env;
   const url = env['DATABASE_URL'];
   if (!url) throw new Error('DATABASE_URL is not set (see .local/infra.env)');
@@ -183,19 +189,18 @@ export async function runClaimBench<Op extends string>(queue: ClaimBenchQueue<Op
   const sizes = (env['BENCH_SIZES'] ?? '0,10000,100000').split(',').map(Number);
   const runId = `bench_claims_${randomBytes(4).toString('hex')}`;
   const ds = await new DataSource({ type: 'postgres', url, extra: { max: 4, Client: PreparedStatementClient } }).initialize();
-  const results: Result[] = [];
+  const results: ClaimCell[] = [];
   try {
     for (const op of queue.operations) {
       for (const n of sizes) {
         for (const stats of ['fresh', 'stale'] as const) {
           const result = await measure(ds, queue, op, n, stats, runId, runs, env['BENCH_PLANS'] === '1' && n === Math.max(...sizes));
           results.push(result);
-          process.stdout.write(`${JSON.stringify(result)}\n`);
         }
       }
     }
   } finally {
     await ds.destroy();
   }
-  process.stdout.write(`\n${table(results)}\n`);
+  return results;
 }
