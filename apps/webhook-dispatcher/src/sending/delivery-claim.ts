@@ -87,8 +87,8 @@ type ResultRow =
  * The floor: every delivery that ends, and every claim, leaves a dead entry at the front of its
  * endpoint's range until vacuum removes it, and while any transaction holds the cleanup horizon
  * back (an ANALYZE of a big table, seconds) each one costs a heap visit. A claim read from the
- * very front stepped over tens of thousands of them (23,000 buffers a claim, 4x slower end to
- * end). So each claim starts where the previous one found the endpoint's first due row (less a
+ * very front stepped over tens of thousands of them (docs/adr/0013-work-queue-claims-cost-o-batch.md).
+ * So each claim starts where the previous one found the endpoint's first due row (less a
  * second, for transactions that commit late), and once a second a claim starts from the front,
  * for rows skipped meanwhile (locked by another transaction when the claim passed).
  */
