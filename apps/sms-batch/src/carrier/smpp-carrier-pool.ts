@@ -1,5 +1,6 @@
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
-import type { SmppCarrier, SubmitOutcome } from './smpp-carrier';
+import type { SmppCarrier } from './smpp-carrier';
+import type { SubmitOutcome } from './submit-outcome';
 import { SubmitRateLimiter } from './submit-rate-limiter';
 
 /**

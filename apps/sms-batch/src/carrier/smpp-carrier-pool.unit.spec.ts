@@ -1,5 +1,6 @@
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
-import type { SmppCarrier, SubmitOutcome } from './smpp-carrier';
+import type { SmppCarrier } from './smpp-carrier';
+import type { SubmitOutcome } from './submit-outcome';
 import { SmppCarrierPool } from './smpp-carrier-pool';
 
 /** A session as the pool sees it: bound or not, so busy, answering with its name. */

@@ -5,8 +5,6 @@ import { receiptAckSeconds, submitObserver } from './carrier.metrics';
 import { parseSmppUrl, redactSmppUrl, type SmppEndpoint } from './smpp-url';
 import type { SubmitOutcome } from './submit-outcome';
 
-export type { SubmitOutcome };
-
 /** SMPP command_status values the sender treats as "try again later"; any other is final. */
 const TEMPORARY_STATUSES = new Set([
   0x08, // ESME_RSYSERR

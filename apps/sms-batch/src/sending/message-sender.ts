@@ -3,7 +3,7 @@ import { WakeablePause } from '@seed/platform-event-store';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
 import { buildSubmitParts, concatReferenceFor, type RouteSelection, type RoutingDecision, type SubmitSmPart } from '@seed/sms-batch-domain';
 import type { CarrierFleet } from '../carrier/carrier-fleet';
-import type { SubmitOutcome } from '../carrier/smpp-carrier';
+import type { SubmitOutcome } from '../carrier/submit-outcome';
 import type { SmppCarrierPool } from '../carrier/smpp-carrier-pool';
 import { alternativeExists, chooseCarrier, withCarrierNumbering } from './carrier-choice';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';

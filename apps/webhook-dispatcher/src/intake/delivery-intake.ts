@@ -13,7 +13,8 @@ import {
 } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, newSigningSecret, SecretSealer } from '../accounts/account-webhooks.store';
 import type { DirectDelivery, DirectOffer } from '../sending/direct-delivery';
-import { DeliveryStore, originOf, type ClaimedDelivery, type HoldOffer } from '../sending/delivery-store';
+import { originOf, type ClaimedDelivery, type HoldOffer } from '../sending/claimed-delivery';
+import { DeliveryStore } from '../sending/delivery-store';
 import { ProcessedEvents } from '../sending/processed-events';
 
 /**

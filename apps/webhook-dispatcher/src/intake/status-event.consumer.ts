@@ -5,7 +5,7 @@ import { isPermanentDatabaseError } from '@seed/platform-event-store';
 import { deadLetterTopic, ResilientConsumer, type BatchMessage, type KafkaConnection, type MessageProducer, type RecordBatch } from '@seed/platform-kafka';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { STATUS_CHANGE_TYPES, type SourceEvent } from '@seed/webhook-dispatcher-domain';
-import type { ClaimedDelivery } from '../sending/delivery-store';
+import type { ClaimedDelivery } from '../sending/claimed-delivery';
 import type { DirectDelivery } from '../sending/direct-delivery';
 import type { SenderHandOver } from '../sending/sender-hand-over';
 import type { DeliveryIntake } from './delivery-intake';

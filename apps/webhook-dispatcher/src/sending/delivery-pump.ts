@@ -1,5 +1,5 @@
 import type { AttemptOutcome } from '@seed/webhook-dispatcher-domain';
-import type { DirectHeld } from './direct-delivery';
+import type { DirectHeld } from './claimed-delivery';
 import type { HeldDeliveries } from './held-deliveries';
 import type { HeldDelivery, SendingEndpoint } from './sending-endpoint';
 import { attemptDelivery } from './webhook-attempt';

@@ -8,7 +8,8 @@ import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
 import { DeliveryIntake } from '../intake/delivery-intake';
 import { webhookMigrations } from '../webhook.migrations';
-import { DeliveryStore, type ClaimedDelivery, type HoldOffer } from './delivery-store';
+import type { ClaimedDelivery, HoldOffer } from './claimed-delivery';
+import { DeliveryStore } from './delivery-store';
 
 /**
  * The delivery queue's head-of-line rule against the real database: only the earliest pending

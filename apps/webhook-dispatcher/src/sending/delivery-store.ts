@@ -8,7 +8,6 @@ import { DeliveryOutcomes } from './delivery-outcomes';
 import { DeliveryScheduling } from './delivery-scheduling';
 import { MessageOrder } from './message-order';
 
-export { originOf, type ClaimedDelivery, type HoldOffer } from './claimed-delivery';
 export type { DecideOptions, Decided } from './delivery-outcomes';
 export type { BreakerReading } from './folds-and-breakers.sql';
 

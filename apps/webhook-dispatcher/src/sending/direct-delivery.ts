@@ -1,7 +1,6 @@
 import type { DeliveryScheduledV1 } from '@seed/webhook-dispatcher-domain';
 
 // Declared beside ClaimedDelivery, which refers to them: one file, no cycle.
-export type { DirectHeld, DirectTicket } from './claimed-delivery';
 
 /**
  * A status change the intake hands to the sender for its first attempt without writing it down

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { DirectDelivery, DirectHeld, DirectOffer, DirectTicket } from './direct-delivery';
+import type { DirectHeld, DirectTicket } from './claimed-delivery';
+import type { DirectDelivery, DirectOffer } from './direct-delivery';
 import type { DeliveryPump } from './delivery-pump';
 import type { HeldDeliveries } from './held-deliveries';
 import type { SecretsOf } from './sender-options';

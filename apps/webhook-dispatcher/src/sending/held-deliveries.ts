@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { WakeablePause } from '@seed/platform-event-store';
 import type { AttemptOutcome } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery } from './claimed-delivery';
-import type { DirectHeld } from './direct-delivery';
+import type { DirectHeld } from './claimed-delivery';
 import type { SenderOptions } from './sender-options';
 import { SendingEndpoint } from './sending-endpoint';
 

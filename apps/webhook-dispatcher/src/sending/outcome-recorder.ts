@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { outcomeRun, type AttemptOutcome, type DeliveryCommand } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery } from './claimed-delivery';
-import type { DirectHeld } from './direct-delivery';
+import type { DirectHeld } from './claimed-delivery';
 import type { DeliveryPump } from './delivery-pump';
 import type { BreakerReading, DeliveryStore } from './delivery-store';
 import type { HeldDeliveries, Outcome, Release } from './held-deliveries';

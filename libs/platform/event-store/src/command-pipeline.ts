@@ -5,8 +5,6 @@ import type { ProcessedMessages } from './processed-messages';
 import type { SqlExecutor } from './sql-executor';
 
 // The policy is part of the pipeline's surface: exported with it.
-export { COMMAND_RETRY_POLICY, isTransientDatabaseError, withCommandRetry, type DatabaseOutage, type RetryState } from './command-pipeline.retry-policy';
-
 /** What a decision appends and answers; streams without events are left out. */
 export interface Decision<T> {
   appends: AppendToStream[];

@@ -11,3 +11,4 @@ export * from './upcaster';
 export * from './wakeable-pause';
 export * from './combined-statement';
 export * from './command-pipeline';
+export * from './command-pipeline.retry-policy';
