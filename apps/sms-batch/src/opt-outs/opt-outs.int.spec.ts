@@ -4,7 +4,7 @@ import type { CommandMessage, CommandReply } from '@seed/contracts';
 import { EventStore, EventSubscription } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { ServiceSchema } from '@seed/platform-nest';
-import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
+import { dropSchema, eventually, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
 import type { OptOutSource } from '@seed/sms-batch-contracts';
 import { migrateSmsBatchSchema, pipelineOf } from '../sms-batch.test-helpers';
 import { OptedOutRecipients } from './opted-out-recipients';
@@ -17,6 +17,7 @@ const context: CommandContext = { correlationId: 'corr-opt-out', causationId: 'c
 let ds: DataSource;
 let handler: OptOutsHandler;
 let follower: EventSubscription;
+const projection = new OptOutsProjection(schema);
 
 const target = (msisdn: string, subAccountId = 'acme_hq') => ({ accountId: 'acme', subAccountId, msisdn });
 const commandOf = <T, K extends string>(type: K, data: T, commandId: string = randomUUID()): CommandMessage<T, K> => ({ commandId, type, issuedAt: new Date().toISOString(), data });
@@ -25,8 +26,20 @@ const optOut = (msisdn: string, commandId?: string, subAccountId?: string) => ha
 const optIn = (msisdn: string) => handler.optIn(commandOf('OptIn', { ...target(msisdn), ...change('admin', null) }), context);
 const get = (msisdn: string) => handler.getOptOut(commandOf('GetOptOut', target(msisdn)));
 const list = (after: string | null = null, limit = 100) => handler.listOptOuts(commandOf('ListOptOuts', { accountId: 'acme', subAccountId: 'acme_hq', after, limit }));
-/** The read model catches up with the log, as the service's follower does. */
-const followed = () => follower.catchUp();
+/**
+ * The read model catches up with the whole log, as the service's follower does. One pass is not
+ * enough: the follower reads only transactions older than every one still open in the cluster, so
+ * another session's open transaction holds the tail back until it ends.
+ */
+const followed = () =>
+  eventually(async () => {
+    await follower.catchUp();
+    const [state] = await ds.query(
+      `SELECT (SELECT max(transaction_id) FROM ${schema}.events) <= (SELECT transaction_id FROM ${schema}.subscription_checkpoints WHERE subscription = $1) AS done`,
+      [projection.name],
+    );
+    return state.done ? true : undefined;
+  });
 
 function ok<T>(reply: CommandReply<T>): T {
   if (!reply.ok) throw new Error(`refused: ${JSON.stringify(reply.failure)}`);
@@ -38,7 +51,7 @@ beforeAll(async () => {
   await migrateSmsBatchSchema(ds, schema);
   const logger = testLogger();
   handler = new OptOutsHandler(ds, store, pipelineOf(ds, store, schema, logger), new ServiceSchema(schema), logger);
-  follower = new EventSubscription(ds, store, new OptOutsProjection(schema), logger, { batchSize: 100 });
+  follower = new EventSubscription(ds, store, projection, logger, { batchSize: 100 });
 });
 
 afterAll(async () => {
