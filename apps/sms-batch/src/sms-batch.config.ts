@@ -108,4 +108,14 @@ export class SmsBatchConfig extends PlatformConfig {
 
   @IsInt() @Min(10) @Max(3_600_000)
   SEND_RETRY_MAX_MS = 60_000;
+
+  /**
+   * How long the relay to sms-batch.events.v1 waits after a partial batch before reading the log
+   * again, so that its next Kafka request carries more events: a request costs far less an event
+   * when larger. Adds up to this much to the time a status change takes to reach its webhook and the
+   * topic's other consumers; 0 relays each commit as soon as it is seen
+   * (docs/adr/0103-outbox-relay-lingers.md).
+   */
+  @IsInt() @Min(0) @Max(5000)
+  OUTBOX_RELAY_LINGER_MS = 150;
 }

@@ -19,6 +19,7 @@ import { MAX_COMMAND_AGE_MS, SubmitBatchHandler } from './submit-batch/submit-ba
 /** Where the followers of the log run: on this thread, or on a worker thread (the service's default). */
 export type FollowersPlacement = 'here' | 'thread';
 const FOLLOWERS_PLACEMENT = Symbol('FOLLOWERS_PLACEMENT');
+const RELAY_LINGER_MS = Symbol('RELAY_LINGER_MS');
 
 @Module({})
 export class SmsBatchModule implements OnModuleInit {
@@ -27,6 +28,7 @@ export class SmsBatchModule implements OnModuleInit {
     private readonly producer: MessageProducer,
     private readonly schema: ServiceSchema,
     @Inject(FOLLOWERS_PLACEMENT) private readonly followers: FollowersPlacement,
+    @Inject(RELAY_LINGER_MS) private readonly relayLingerMs: number,
   ) {}
 
   /** `followers: 'thread'` needs the compiled worker entry (dist/), so tests keep them here. */
@@ -39,6 +41,7 @@ export class SmsBatchModule implements OnModuleInit {
         { provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) },
         { provide: CarrierPasswords, useValue: new CarrierPasswords(config.MESSAGE_SEALING_KEYS) },
         { provide: FOLLOWERS_PLACEMENT, useValue: followers },
+        { provide: RELAY_LINGER_MS, useValue: config.OUTBOX_RELAY_LINGER_MS },
         { provide: MAX_COMMAND_AGE_MS, useValue: config.SMS_BATCH_MAX_COMMAND_AGE_MS },
         ...(followers === 'thread' ? [FollowerThread] : []),
       ],
@@ -46,6 +49,6 @@ export class SmsBatchModule implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    if (this.followers === 'here') registerSmsBatchFollowers(this.subscriptions, this.producer, this.schema.name);
+    if (this.followers === 'here') registerSmsBatchFollowers(this.subscriptions, this.producer, this.schema.name, this.relayLingerMs);
   }
 }

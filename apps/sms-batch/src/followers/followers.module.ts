@@ -1,10 +1,12 @@
-import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { MessageProducer } from '@seed/platform-kafka';
 import { PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
 import type { SmsBatchConfig } from '../sms-batch.config';
 import { smsBatchService } from '../sms-batch.service';
 import { registerSmsBatchFollowers } from './sms-batch-followers';
+
+const RELAY_LINGER_MS = Symbol('RELAY_LINGER_MS');
 
 /** What the follower thread runs: the platform pieces and sms-batch's followers, nothing else. */
 @Module({})
@@ -13,13 +15,18 @@ export class SmsBatchFollowersModule implements OnModuleInit {
     private readonly subscriptions: SubscriptionRegistry,
     private readonly producer: MessageProducer,
     private readonly schema: ServiceSchema,
+    @Inject(RELAY_LINGER_MS) private readonly relayLingerMs: number,
   ) {}
 
   static register(config: SmsBatchConfig, logger: Logger): DynamicModule {
-    return { module: SmsBatchFollowersModule, imports: [PlatformModule.forService(smsBatchService, config, logger)] };
+    return {
+      module: SmsBatchFollowersModule,
+      imports: [PlatformModule.forService(smsBatchService, config, logger)],
+      providers: [{ provide: RELAY_LINGER_MS, useValue: config.OUTBOX_RELAY_LINGER_MS }],
+    };
   }
 
   onModuleInit(): void {
-    registerSmsBatchFollowers(this.subscriptions, this.producer, this.schema.name);
+    registerSmsBatchFollowers(this.subscriptions, this.producer, this.schema.name, this.relayLingerMs);
   }
 }

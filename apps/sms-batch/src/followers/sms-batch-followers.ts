@@ -4,8 +4,12 @@ import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { SMS_BATCH_PUBLIC_SHAPE } from '../public-events';
 import { smsBatchProjections } from '../sms-batch.service';
 
-/** The followers of sms-batch's log: the read models (and the outbound queue), and the relay to its event topic. */
-export function registerSmsBatchFollowers(subscriptions: SubscriptionRegistry, producer: MessageProducer, schema: string): void {
+/**
+ * The followers of sms-batch's log: the read models (and the outbound queue, which the sender waits
+ * on: never lingering), and the relay to its event topic, lingering `relayLingerMs` after a partial
+ * batch (OUTBOX_RELAY_LINGER_MS).
+ */
+export function registerSmsBatchFollowers(subscriptions: SubscriptionRegistry, producer: MessageProducer, schema: string, relayLingerMs: number): void {
   for (const projection of smsBatchProjections(schema)) subscriptions.register(projection);
-  subscriptions.register(new OutboxRelay(producer, SMS_BATCH_EVENT_TOPIC, SMS_BATCH_PUBLIC_SHAPE));
+  subscriptions.register(new OutboxRelay(producer, SMS_BATCH_EVENT_TOPIC, SMS_BATCH_PUBLIC_SHAPE), { lingerMs: relayLingerMs });
 }

@@ -184,6 +184,39 @@ describe('EventSubscription', () => {
     expect(handler.eventIds).toEqual([last]);
   });
 
+  it('lingers after a partial batch: it reads again only lingerMs later, however often a local append wakes it', async () => {
+    const handledAt = new Map<string, number>();
+    const handler = new RecordingHandler(newName());
+    const record = handler.handle.bind(handler);
+    handler.handle = async (events, db) => {
+      for (const e of events) handledAt.set(e.eventId, Date.now());
+      return record(events, db);
+    };
+    const lingerMs = 600;
+    const subscription = new EventSubscription(ds, store, handler, logger, { lingerMs });
+    await subscription.catchUp();
+    subscription.start();
+    try {
+      const [first] = await store.append(ds, [one(`l-${randomUUID()}`, 0, 1)], metadata());
+      subscription.wake();
+      const firstAt = await eventually(async () => handledAt.get(first!.eventId), 15_000, 10);
+      // Appended and announced while it lingers: read together, no sooner than lingerMs after the
+      // batch before (another session's open transaction can only make them later).
+      const later: StoredEvent[] = [];
+      for (let n = 2; n <= 3; n++) {
+        later.push(...(await store.append(ds, [one(`l-${randomUUID()}`, 0, n)], metadata())));
+        subscription.wake();
+      }
+      const laterAt = await eventually(async () => {
+        const at = later.map((e) => handledAt.get(e.eventId));
+        return at.every((t) => t !== undefined) ? (at as number[]) : undefined;
+      });
+      for (const at of laterAt) expect(at - firstAt).toBeGreaterThanOrEqual(lingerMs);
+    } finally {
+      await subscription.stop();
+    }
+  });
+
   it('lets one of two instances with the same name hold the log at a time', async () => {
     const name = newName();
     let release: () => void = () => undefined;
