@@ -14,8 +14,11 @@ interface MicroBenchmark {
   /** What one round returns (`ms` a batch, `microsecondsPerMessage`, ...). */
   metric: string;
   rounds: number;
-  /** Run before the measured rounds: JIT compilation and first allocations, not reported. */
-  warmup: () => void;
+  /**
+   * Run before the measured rounds: JIT compilation and first allocations, not reported. Absent:
+   * as many unreported rounds as measured ones.
+   */
+  warmup?: () => void;
   round: () => number;
 }
 
@@ -31,6 +34,7 @@ if (!benchmark) {
   process.exit(2);
 }
 const bench = startBenchmark(benchmark.id, benchmark.command, benchmark.parameters);
-benchmark.warmup();
+if (benchmark.warmup) benchmark.warmup();
+else for (let i = 0; i < benchmark.rounds; i++) benchmark.round();
 for (let i = 1; i <= benchmark.rounds; i++) bench.run({ label: `round ${i}`, values: { [benchmark.metric]: Number(benchmark.round().toFixed(2)) } });
 bench.finish();

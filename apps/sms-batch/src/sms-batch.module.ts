@@ -5,7 +5,7 @@ import { PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platf
 import type { SmsBatchConfig } from './sms-batch.config';
 import { smsBatchService } from './sms-batch.service';
 import { FollowerThread } from './followers/follower-thread';
-import { registerSmsBatchFollowers } from './followers/sms-batch-followers';
+import { registerSmsBatchFollowers, RELAY_LINGER_MS, relayLingerProvider } from './followers/sms-batch-followers';
 import { InboundQueriesHandler } from './inbound/inbound-queries.handler';
 import { NumbersHandler } from './numbers/numbers.handler';
 import { OptOutsHandler } from './opt-outs/opt-outs.handler';
@@ -19,7 +19,6 @@ import { MAX_COMMAND_AGE_MS, SubmitBatchHandler } from './submit-batch/submit-ba
 /** Where the followers of the log run: on this thread, or on a worker thread (the service's default). */
 export type FollowersPlacement = 'here' | 'thread';
 const FOLLOWERS_PLACEMENT = Symbol('FOLLOWERS_PLACEMENT');
-const RELAY_LINGER_MS = Symbol('RELAY_LINGER_MS');
 
 @Module({})
 export class SmsBatchModule implements OnModuleInit {
@@ -41,7 +40,7 @@ export class SmsBatchModule implements OnModuleInit {
         { provide: SealedTexts, useValue: new SealedTexts(config.MESSAGE_SEALING_KEYS) },
         { provide: CarrierPasswords, useValue: new CarrierPasswords(config.MESSAGE_SEALING_KEYS) },
         { provide: FOLLOWERS_PLACEMENT, useValue: followers },
-        { provide: RELAY_LINGER_MS, useValue: config.OUTBOX_RELAY_LINGER_MS },
+        relayLingerProvider(config),
         { provide: MAX_COMMAND_AGE_MS, useValue: config.SMS_BATCH_MAX_COMMAND_AGE_MS },
         ...(followers === 'thread' ? [FollowerThread] : []),
       ],

@@ -4,9 +4,8 @@ import { MessageProducer } from '@seed/platform-kafka';
 import { PlatformModule, ServiceSchema, SubscriptionRegistry } from '@seed/platform-nest';
 import type { SmsBatchConfig } from '../sms-batch.config';
 import { smsBatchService } from '../sms-batch.service';
-import { registerSmsBatchFollowers } from './sms-batch-followers';
+import { registerSmsBatchFollowers, RELAY_LINGER_MS, relayLingerProvider } from './sms-batch-followers';
 
-const RELAY_LINGER_MS = Symbol('RELAY_LINGER_MS');
 
 /** What the follower thread runs: the platform pieces and sms-batch's followers, nothing else. */
 @Module({})
@@ -22,7 +21,7 @@ export class SmsBatchFollowersModule implements OnModuleInit {
     return {
       module: SmsBatchFollowersModule,
       imports: [PlatformModule.forService(smsBatchService, config, logger)],
-      providers: [{ provide: RELAY_LINGER_MS, useValue: config.OUTBOX_RELAY_LINGER_MS }],
+      providers: [relayLingerProvider(config)],
     };
   }
 

@@ -200,8 +200,8 @@ describe('EventSubscription', () => {
       const [first] = await store.append(ds, [one(`l-${randomUUID()}`, 0, 1)], metadata());
       subscription.wake();
       const firstAt = await eventually(async () => handledAt.get(first!.eventId), 15_000, 10);
-      // Appended and announced while it lingers: read together, no sooner than lingerMs after the
-      // batch before (another session's open transaction can only make them later).
+      // Appended and announced while it lingers: read no sooner than lingerMs after the batch before
+      // (another session's open transaction can only make them later).
       const later: StoredEvent[] = [];
       for (let n = 2; n <= 3; n++) {
         later.push(...(await store.append(ds, [one(`l-${randomUUID()}`, 0, n)], metadata())));

@@ -34,8 +34,5 @@ export const benchmark = {
   parameters: { messages: size, rounds },
   metric: 'ms',
   rounds,
-  warmup: () => {
-    for (let i = 0; i < rounds; i++) round();
-  },
   round,
 };
