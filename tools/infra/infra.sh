@@ -13,7 +13,7 @@
 #   PG_PORT (55432), KAFKA_PORT (59092), KAFKA_CONTROLLER_PORT (59093)
 #   SEED_LOCAL_DIR data, logs and infra.env (default <repo>/.local); another folder and other ports
 #                  give a second, independent PostgreSQL and Kafka (the fault tests use this)
-#   KAFKA_VERSION  Kafka release from Maven Central (see docs/kafka-version.md)
+#   KAFKA_VERSION  Kafka release from Maven Central (see docs/adr/0104-kafka-4-4-with-kafkajs.md)
 #   SEED_CACHE_DIR jar cache, default $HOME/.cache/seed-messaging
 #   KAFKA_HEAP_OPTS (-Xms256m -Xmx768m), KAFKA_READY_TIMEOUT seconds (90)
 #   KAFKA_SECURITY none (default) or scram-tls: TLS + SASL/SCRAM-SHA-512 + ACLs (tools/infra/kafka/secure.sh)
@@ -23,7 +23,7 @@ set -euo pipefail
 # ---------------------------------------------------------------------------------------------
 # Settings
 # ---------------------------------------------------------------------------------------------
-KAFKA_VERSION="${KAFKA_VERSION:-4.4.0}" # chosen in docs/kafka-version.md
+KAFKA_VERSION="${KAFKA_VERSION:-4.4.0}" # chosen in docs/adr/0104-kafka-4-4-with-kafkajs.md
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
