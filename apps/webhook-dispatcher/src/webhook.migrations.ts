@@ -69,7 +69,8 @@ export const webhookMigrations: Migration[] = [
   },
   {
     // The queue's dead index entries are what a claim steps over: vacuum it at 5% dead rows, not
-    // the default 20% (a 700k-row table waited for 140k). Bodies are never filtered on: no stats.
+    // the default 20% (docs/adr/0013-work-queue-claims-cost-o-batch.md). Bodies are never filtered
+    // on: no stats.
     id: '004-queue-upkeep',
     statements: (s) => [
       `ALTER TABLE ${s}.deliveries SET (autovacuum_vacuum_scale_factor = 0.05)`,
