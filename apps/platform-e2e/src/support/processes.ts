@@ -1,7 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { planStack, removeStackData, serviceNodeFlags, stackHandle, stackProcess, type RunningStack } from '@seed/platform-testing';
+import {
+  gatewayPortsOf,
+  healthPortOf,
+  planStack,
+  removeStackData,
+  serviceNodeFlags,
+  stackHandle,
+  stackProcess,
+  stackProcessOfRole,
+  type RunningStack,
+  type StackProcessName,
+  type StackProcessNameOf,
+} from '@seed/platform-testing';
 import type { SmsBatchDb } from './database';
 import { useStarted } from './stack';
 
@@ -10,12 +22,13 @@ const ROOT = join(__dirname, '../../../..');
 const SERVICE_NODE_FLAGS = serviceNodeFlags();
 
 /** The processes of tools/stack/processes.json, whose mains, health ports and checks this harness takes. */
-export type ServiceName = 'smsc-simulator' | 'sms-batch' | 'verification' | 'agent-token' | 'webhook-dispatcher' | 'api-gateway';
+export type ServiceName = StackProcessName;
+/** The back-end service every stack here runs: the other back-end services are a test's choice. */
+const CORE_SERVICE = 'sms-batch' satisfies StackProcessNameOf<'service'>;
 /** The back-end services a test may add to the simulator, sms-batch and the gateway. */
-export type ExtraService = 'verification' | 'agent-token' | 'webhook-dispatcher';
-
-/** Health ports as tools/scripts/stack.mjs gives them: the plan's base plus the manifest's offset. */
-const healthOffset = (service: ServiceName): number | undefined => stackProcess(service).healthPortOffset;
+export type ExtraService = Exclude<StackProcessNameOf<'service'>, typeof CORE_SERVICE>;
+const SIMULATOR = stackProcessOfRole('simulator').name;
+const GATEWAY = stackProcessOfRole('gateway').name;
 
 /** A service's process: its first replica by the service's name, replica i (from 2) as `name#i`. */
 export type Instance = ServiceName | `${ServiceName}#${number}`;
@@ -25,12 +38,16 @@ export interface ProcessStack extends RunningStack {
   start(instance: Instance): Promise<void>;
   /** Sends `signal` to the instance and resolves with how it ended (exit code or signal name). */
   kill(instance: Instance, signal: NodeJS.Signals): Promise<string>;
-  /** The listeners of gateway replica `i` (from 1), as tools/scripts/stack.mjs places them. */
+  /** The listeners of gateway replica `i` (from 1), where tools/scripts/stack.mjs would place them in this port block. */
   gateway(i: number): Pick<RunningStack, 'messagingUrl' | 'agentUrl' | 'adminUrl'>;
 }
 
-/** Gateway replica i listens on each API port + (i - 1) x this: base+5..7 for the second. */
-const GATEWAY_PORT_STEP = 5;
+/**
+ * GATEWAY_PORT_STEP unless the test sets it. Not the launcher's default (10): in a port block of
+ * freePortBlock the health ports start at base+10, so a second gateway fits only at base+5..7. A
+ * test that starts the stack whole with replicas passes the same to the launcher.
+ */
+const BLOCK_GATEWAY_PORT_STEP = 5;
 
 const parse = (instance: Instance): { service: ServiceName; replica: number } => {
   const [service, replica] = instance.split('#') as [ServiceName, string | undefined];
@@ -55,15 +72,12 @@ export async function startProcesses(
   env['SMPP_URL'] ??= `smpp://seed:secret@127.0.0.1:${smscPort}`;
   // As tools/scripts/stack.mjs does: the default carrier's binds, one per sms-batch replica.
   env['SMPP_BINDS'] ??= String(replicas);
+  const gatewayStep = Number(env['GATEWAY_PORT_STEP'] ?? BLOCK_GATEWAY_PORT_STEP);
   const healthPort = (instance: Instance): number | undefined => {
     const { service, replica } = parse(instance);
-    const offset = healthOffset(service);
-    return offset === undefined ? undefined : health + offset + replica - 1;
+    return healthPortOf(service, health, replica);
   };
-  const gatewayPorts = (replica: number) => {
-    const step = (replica - 1) * GATEWAY_PORT_STEP;
-    return { messaging: messaging + step, agent: agent + step, admin: admin + step };
-  };
+  const gatewayPorts = (replica: number) => gatewayPortsOf({ messaging, agent, admin }, replica, gatewayStep);
   const gateway = (replica: number) => {
     const ports = gatewayPorts(replica);
     return { messagingUrl: `http://127.0.0.1:${ports.messaging}`, agentUrl: `http://127.0.0.1:${ports.agent}`, adminUrl: `http://127.0.0.1:${ports.admin}` };
@@ -114,17 +128,17 @@ export async function startProcesses(
   const stopAll = async (): Promise<void> => {
     const timer = setTimeout(() => [...children.values()].forEach((c) => c.kill('SIGKILL')), 15_000);
     // Services first (they finish their work), the simulator last (it still answers them).
-    const services = [...children.keys()].filter((s) => s !== 'smsc-simulator');
+    const services = [...children.keys()].filter((s) => s !== SIMULATOR);
     await Promise.all(services.map((s) => kill(s, 'SIGTERM')));
-    if (children.has('smsc-simulator')) await kill('smsc-simulator', 'SIGTERM');
+    if (children.has(SIMULATOR)) await kill(SIMULATOR, 'SIGTERM');
     clearTimeout(timer);
     await removeStackData(name);
   };
 
   const all = (service: ServiceName): Instance[] => Array.from({ length: replicas }, (_, i) => (i === 0 ? service : (`${service}#${i + 1}` as Instance)));
   try {
-    await start('smsc-simulator');
-    await Promise.all([...all('sms-batch'), ...extra.flatMap(all), ...all('api-gateway')].map(start));
+    await start(SIMULATOR);
+    await Promise.all([...all(CORE_SERVICE), ...extra.flatMap(all), ...all(GATEWAY)].map(start));
   } catch (error) {
     await stopAll();
     throw error;

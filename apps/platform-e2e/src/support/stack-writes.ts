@@ -1,8 +1,10 @@
 import { Pool } from 'pg';
-import type { RunningStack } from '@seed/platform-testing';
+import { platformServices, stackProcessOfRole, type RunningStack } from '@seed/platform-testing';
 
-/** Every service's schema: each keeps its decisions in its own `events` log. */
-const SERVICES = ['api_gateway', 'sms_batch', 'verification', 'agent_token', 'webhook_dispatcher'] as const;
+/** Every service's schema (tools/stack/processes.json): each keeps its decisions in its own `events` log. */
+const SCHEMAS = platformServices().map((p) => p.schema);
+/** The gateway's, which also holds the accounts. */
+const GATEWAY_SCHEMA = stackProcessOfRole('gateway').schema;
 /** The gateway's identity store, changed in place (a key revoked, a rate limit set) rather than by events. */
 const ACCOUNT_TABLES = ['accounts', 'sub_accounts', 'api_keys'] as const;
 
@@ -23,12 +25,12 @@ export class StackWrites {
 
   async snapshot(): Promise<WriteSnapshot> {
     const snapshot: WriteSnapshot = {};
-    for (const service of SERVICES) {
-      snapshot[`${service}.events`] = await this.scalar<number>(`SELECT count(*)::int AS v FROM ${this.table(service, 'events')}`);
+    for (const schema of SCHEMAS) {
+      snapshot[`${schema}.events`] = await this.scalar<number>(`SELECT count(*)::int AS v FROM ${this.table(schema, 'events')}`);
     }
     for (const table of ACCOUNT_TABLES) {
-      const rows = `SELECT t::text AS row FROM ${this.table('api_gateway', table)} t`;
-      snapshot[`api_gateway.${table}`] = await this.scalar<string>(`SELECT count(*) || ' ' || coalesce(md5(string_agg(row, ',' ORDER BY row)), '') AS v FROM (${rows}) r`);
+      const rows = `SELECT t::text AS row FROM ${this.table(GATEWAY_SCHEMA, table)} t`;
+      snapshot[`${GATEWAY_SCHEMA}.${table}`] = await this.scalar<string>(`SELECT count(*) || ' ' || coalesce(md5(string_agg(row, ',' ORDER BY row)), '') AS v FROM (${rows}) r`);
     }
     return snapshot;
   }
@@ -37,8 +39,8 @@ export class StackWrites {
     return this.pool.end();
   }
 
-  private table(service: string, table: string): string {
-    return `"${this.stack.schemaPrefix}${service}".${table}`;
+  private table(schema: string, table: string): string {
+    return `"${this.stack.schemaPrefix}${schema}".${table}`;
   }
 
   private async scalar<T>(sql: string): Promise<T> {
