@@ -1,19 +1,17 @@
+import { platformServices, type PlatformServiceName } from '@seed/platform-testing';
+
+export type ServiceName = PlatformServiceName;
+
 /**
- * Every service and the PostgreSQL schema it owns: the `schema` of its ServiceDefinition, before
- * DATABASE_SCHEMA_PREFIX. Tools may not import the apps, so the list is kept here and
- * database-roles.int.spec.ts compares it with the compiled definitions.
+ * Every service and the PostgreSQL schema it owns, from tools/stack/processes.json (its `schema`,
+ * held equal to the service's ServiceDefinition by stack-processes.unit.spec.ts in
+ * libs/platform/testing), before DATABASE_SCHEMA_PREFIX. The gateway first, then the back-end
+ * services: the order of k8s/components/operators/postgres.yaml, which database-roles.unit.spec.ts
+ * compares with the SQL generated from this.
  */
-export const SERVICE_SCHEMAS = {
-  'api-gateway': 'api_gateway',
-  'sms-batch': 'sms_batch',
-  verification: 'verification',
-  'agent-token': 'agent_token',
-  'webhook-dispatcher': 'webhook_dispatcher',
-} as const;
+export const SERVICE_SCHEMAS = Object.fromEntries(platformServices().map((p) => [p.name, p.schema])) as Readonly<Record<ServiceName, string>>;
 
-export type ServiceName = keyof typeof SERVICE_SCHEMAS;
-
-export const SERVICE_NAMES = Object.keys(SERVICE_SCHEMAS) as ServiceName[];
+export const SERVICE_NAMES = platformServices().map((p) => p.name);
 
 /** Settings of one provisioning run that name things: both prefixes end up in every name. */
 export interface RoleNaming {

@@ -1,4 +1,5 @@
 import { AGENT_TOKEN_COMMAND_TOPIC, AGENT_TOKEN_EVENT_TOPIC } from '@seed/agent-token-contracts';
+import { platformServices, type PlatformServiceName } from '@seed/platform-testing';
 import { SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { VERIFICATION_COMMAND_TOPIC, VERIFICATION_EVENT_TOPIC } from '@seed/verification-contracts';
 import { WEBHOOK_DISPATCHER_COMMAND_TOPIC } from '@seed/webhook-dispatcher-contracts';
@@ -35,7 +36,6 @@ export interface PrincipalOptions {
 
 /** What one service reads, writes and joins; names before KAFKA_TOPIC_PREFIX. */
 interface ServiceTopics {
-  service: string;
   reads: string[];
   writes: string[];
   /** Topics it only creates (at start) and describes. */
@@ -53,40 +53,36 @@ const replies = (service: string) => `${service}.replies.v1`;
  * `*.replies.v1`, which KafkaCommandServer checks), its command bus (writes other services' command
  * topics, reads its own reply topic in a group per replica) and its outbox relay (its event topic).
  * The e2e test `least-privilege.e2e.spec.ts` runs the whole stack under exactly these rights.
+ * The services themselves are those of tools/stack/processes.json: one entry each, by name.
  */
-const SERVICES: ServiceTopics[] = [
-  {
-    service: 'api-gateway',
+const SERVICE_TOPICS: Record<PlatformServiceName, ServiceTopics> = {
+  'api-gateway': {
     reads: [replies('api-gateway')],
     writes: [SMS_BATCH_COMMAND_TOPIC, VERIFICATION_COMMAND_TOPIC, AGENT_TOKEN_COMMAND_TOPIC, WEBHOOK_DISPATCHER_COMMAND_TOPIC],
     groups: [`${replies('api-gateway')}.`],
   },
-  {
-    service: 'sms-batch',
+  'sms-batch': {
     reads: [SMS_BATCH_COMMAND_TOPIC],
     writes: [dlq(SMS_BATCH_COMMAND_TOPIC), SMS_BATCH_EVENT_TOPIC, replies('api-gateway'), replies('verification'), replies('agent-token')],
     groups: ['sms-batch'],
   },
-  {
-    service: 'verification',
+  verification: {
     reads: [VERIFICATION_COMMAND_TOPIC, replies('verification')],
     writes: [dlq(VERIFICATION_COMMAND_TOPIC), VERIFICATION_EVENT_TOPIC, SMS_BATCH_COMMAND_TOPIC, replies('api-gateway')],
     groups: ['verification', `${replies('verification')}.`],
   },
-  {
-    service: 'agent-token',
+  'agent-token': {
     reads: [AGENT_TOKEN_COMMAND_TOPIC, replies('agent-token')],
     writes: [dlq(AGENT_TOKEN_COMMAND_TOPIC), AGENT_TOKEN_EVENT_TOPIC, SMS_BATCH_COMMAND_TOPIC, replies('api-gateway')],
     groups: ['agent-token', `${replies('agent-token')}.`],
   },
-  {
-    service: 'webhook-dispatcher',
+  'webhook-dispatcher': {
     reads: [SMS_BATCH_EVENT_TOPIC, WEBHOOK_DISPATCHER_COMMAND_TOPIC],
     writes: [dlq(WEBHOOK_DISPATCHER_COMMAND_TOPIC), dlq(`${SMS_BATCH_EVENT_TOPIC}.webhook-dispatcher`), replies('api-gateway')],
     declares: ['webhook-dispatcher.events.v1'],
     groups: ['webhook-dispatcher', 'webhook-dispatcher.sms-batch-events'],
   },
-];
+};
 
 /** The public event topics a team's own service may subscribe to (docs/events.md). */
 export const PUBLIC_EVENT_TOPICS = [SMS_BATCH_EVENT_TOPIC, VERIFICATION_EVENT_TOPIC, AGENT_TOKEN_EVENT_TOPIC];
@@ -95,7 +91,9 @@ export const PUBLIC_EVENT_TOPICS = [SMS_BATCH_EVENT_TOPIC, VERIFICATION_EVENT_TO
 export function kafkaPrincipals(options: PrincipalOptions = {}): KafkaPrincipal[] {
   const prefix = options.topicPrefix ?? '';
   const userPrefix = options.userPrefix ?? 'seed-';
-  const services = SERVICES.map(({ service, reads, writes, declares = [], groups }) => {
+  // The gateway first, then the back-end services: the order of the committed KafkaUsers in k8s/.
+  const services = platformServices().map(({ name: service }) => {
+    const { reads, writes, declares = [], groups } = SERVICE_TOPICS[service];
     const own = (operations: AclOperation[]) => (name: string): AclRule => ({ resource: 'topic', patternType: 'literal', name: `${prefix}${name}`, operations });
     const describe: AclOperation[] = options.createTopics ? ['Describe', 'Create'] : ['Describe'];
     const acls: AclRule[] = [
