@@ -13,7 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { cpuSecondsOf, json, percentile, STACK_PROCESSES } from './bench-support';
+import { measuredProcesses } from '@seed/platform-testing';
+import { cpuSecondsOf, json, percentile } from './bench-support';
 import { runOf, startBenchmark } from './runner';
 import { startWebhookReceiver, type Callback } from './webhook-receiver';
 
@@ -25,8 +26,8 @@ const messagingUrl = env['MESSAGING_URL'] ?? 'http://127.0.0.1:3000';
 const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 const deliveries = `"${env['DATABASE_SCHEMA_PREFIX'] ?? ''}webhook_dispatcher".deliveries`;
-const PROCESSES = ['sms-batch', 'webhook-dispatcher', 'postgres', 'kafka'];
-const patternOf = (name: string): string => STACK_PROCESSES[name] as string;
+// What the drain costs, in the order the results list it; how to find each is tools/stack/processes.json's.
+const PROCESSES = measuredProcesses('sms-batch', 'webhook-dispatcher', 'postgres', 'kafka');
 const BATCH = 10_000;
 
 const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
     const outage = { pending, seconds: Number(outageSeconds.toFixed(1)), refusedRequests: receiver.refused };
     console.log(`-- outage: ${pending} deliveries pending after ${outage.seconds} s, ${outage.refusedRequests} requests refused; the endpoint comes back`);
 
-    const cpu = PROCESSES.map((p) => cpuSecondsOf(patternOf(p)));
+    const cpu = PROCESSES.map((p) => cpuSecondsOf(p.commandLine));
     phase = 'drain';
     const back = Date.now();
     receiver.accepting = true;
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
     if ((pending = await waiting()) > 0) throw new Error(`every webhook arrived, yet ${pending} deliveries are still pending`);
-    const cpuSeconds = Object.fromEntries(PROCESSES.map((p, i) => [p, Number((cpuSecondsOf(patternOf(p)) - (cpu[i] ?? 0)).toFixed(1))]));
+    const cpuSeconds = Object.fromEntries(PROCESSES.map((p, i) => [p.name, Number((cpuSecondsOf(p.commandLine) - (cpu[i] ?? 0)).toFixed(1))]));
     streaming = false;
     await stream;
 

@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stackCpuMeter, STACK_PROCESSES } from './bench-support';
+import { measuredProcesses } from '@seed/platform-testing';
+import { stackCpuMeter } from './bench-support';
 import { startBenchmark } from './runner';
 
 const root = join(__dirname, '../../..');
@@ -31,9 +32,12 @@ function batchBody(run: number): string {
   return JSON.stringify({ template: { source: 'BENCH' }, includeMessagesInResponse: includeMessages, messages });
 }
 
-function peakRssMb(appName: string): number | null {
+// The processes whose peak RSS the results report, in their order; how to find them is tools/stack/processes.json's.
+const RSS_OF = measuredProcesses('api-gateway', 'sms-batch');
+
+function peakRssMb(commandLine: string): number | null {
   try {
-    const pids = execFileSync('pgrep', ['-f', STACK_PROCESSES[appName] as string]).toString().trim().split('\n');
+    const pids = execFileSync('pgrep', ['-f', commandLine]).toString().trim().split('\n');
     const peaks = pids.map((pid) => {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -97,7 +101,7 @@ async function main(): Promise<void> {
     messagesPerSecond: Math.round((batches * size) / total),
     wallSeconds: Number(elapsed.toFixed(1)),
     stackCpuMsPerMessage,
-    peakRssMb: { 'api-gateway': peakRssMb('api-gateway'), 'sms-batch': peakRssMb('sms-batch') },
+    peakRssMb: Object.fromEntries(RSS_OF.map((p) => [p.name, peakRssMb(p.commandLine)])),
   });
 }
 

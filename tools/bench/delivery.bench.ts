@@ -10,7 +10,8 @@
 // ADMIN_TOKEN, SMSC_HTTP_URL, SMS_BATCH_METRICS_URL.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSecondsOf, json, STACK_PROCESSES } from './bench-support';
+import { measuredProcesses } from '@seed/platform-testing';
+import { cpuSecondsOf, json } from './bench-support';
 import { runOf, spreadOf, startBenchmark } from './runner';
 
 const root = join(__dirname, '../../..');
@@ -23,9 +24,9 @@ const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
 const smscUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
 const metricsUrl = env['SMS_BATCH_METRICS_URL'] ?? 'http://127.0.0.1:3110/metrics';
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
-// The webhook dispatcher reads every status change too (and posts the ones with a target).
-const PROCESSES = ['sms-batch', 'api-gateway', 'webhook-dispatcher', 'smsc-simulator', 'kafka', 'postgres'];
-const patternOf = (name: string): string => STACK_PROCESSES[name] as string;
+// The webhook dispatcher reads every status change too (and posts the ones with a target). In the
+// order the results list them; how to find each one is tools/stack/processes.json's.
+const PROCESSES = measuredProcesses('sms-batch', 'api-gateway', 'webhook-dispatcher', 'smsc-simulator', 'kafka', 'postgres');
 
 /** Sum and count of sms-batch's receipt acknowledgement histogram; zeros when it cannot be read. */
 async function receiptAcks(): Promise<{ sum: number; count: number }> {
@@ -73,7 +74,7 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
     destination: `+447700${String(100_000 + ((offset + i) % 900_000)).padStart(6, '0')}`,
     text: `Delivery check ${i}: your parcel arrives today.`,
   }));
-  const cpuBefore = PROCESSES.map((p) => cpuSecondsOf(patternOf(p)));
+  const cpuBefore = PROCESSES.map((p) => cpuSecondsOf(p.commandLine));
   const acksBefore = await receiptAcks();
   const started = performance.now();
   const batch = await json<{ batchId: string; acceptedCount: number }>(`${messagingUrl}/sms/v1/${subAccountId}/many`, {
@@ -112,7 +113,7 @@ async function run(apiKey: string, subAccountId: string, count: number, offset: 
     endToEndMessagesPerSecond: Math.round(batch.acceptedCount / (lastReceiptMs / 1000)),
     meanReceiptAckMs: acked > 0 ? Number(((1000 * (acksAfter.sum - acksBefore.sum)) / acked).toFixed(1)) : 0,
     readModelFinalMs: Math.round(readModelMs),
-    cpuSeconds: Object.fromEntries(PROCESSES.map((p, i) => [p, Number((cpuSecondsOf(patternOf(p)) - (cpuBefore[i] ?? 0)).toFixed(1))])),
+    cpuSeconds: Object.fromEntries(PROCESSES.map((p, i) => [p.name, Number((cpuSecondsOf(p.commandLine) - (cpuBefore[i] ?? 0)).toFixed(1))])),
   };
 }
 

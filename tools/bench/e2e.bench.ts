@@ -33,7 +33,8 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuSecondsOf, cpuSecondsOfPids, json, percentile, STACK_PROCESSES } from './bench-support';
+import { measuredProcesses, type MeasuredProcess } from '@seed/platform-testing';
+import { cpuSecondsOf, cpuSecondsOfPids, json, percentile } from './bench-support';
 import { comparison, summariseSide } from './e2e-summary';
 import { alternation, runOf, startBenchmark } from './runner';
 import type { KannelPeer } from './kannel-peer';
@@ -58,8 +59,10 @@ const smscHttpUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
 const failover = env['BENCH_FAILOVER'] !== '0';
 const failoverDownMs = Number(env['BENCH_FAILOVER_DOWN_MS'] ?? 3000);
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
-// Every process of the stack on the delivery path, and its carrier (counted apart in the summary).
-const PLATFORM = ['api-gateway', 'sms-batch', 'webhook-dispatcher', 'kafka', 'postgres', 'smsc-simulator'];
+// Every process of the stack on the delivery path, and its carrier (counted apart in the summary),
+// in the order the results list them; how to find each one is tools/stack/processes.json's.
+const PLATFORM = measuredProcesses('api-gateway', 'sms-batch', 'webhook-dispatcher', 'kafka', 'postgres', 'smsc-simulator');
+const CARRIER = measuredProcesses('smsc-simulator');
 
 interface RunResult {
   gateway: 'platform' | 'kannel' | 'platform-failover';
@@ -137,9 +140,9 @@ function stagesOf(callbacks: readonly Callback[], started: number): Pick<RunResu
 }
 
 /** CPU seconds each process used from now until the function returned is called. */
-function cpuOf(stackProcesses: string[], pids: () => Record<string, number | undefined> = () => ({})): () => Record<string, number> {
+function cpuOf(stackProcesses: readonly MeasuredProcess[], pids: () => Record<string, number | undefined> = () => ({})): () => Record<string, number> {
   const read = (): Record<string, number> => ({
-    ...Object.fromEntries(stackProcesses.map((name) => [name, cpuSecondsOf(STACK_PROCESSES[name] as string)])),
+    ...Object.fromEntries(stackProcesses.map((p) => [p.name, cpuSecondsOf(p.commandLine)])),
     ...Object.fromEntries(Object.entries(pids()).map(([name, pid]) => [name, pid === undefined ? 0 : cpuSecondsOfPids([pid])])),
   });
   const before = read();
@@ -189,7 +192,7 @@ async function runPlatform(receiver: WebhookReceiver, apiKey: string, subAccount
 async function runKannel(receiver: WebhookReceiver, kannel: KannelPeer, carrierUrl: string, count: number, label: string): Promise<RunResult> {
   await clearCarrier(carrierUrl);
   const { done, callbacks } = collect(receiver, label, count);
-  const cpu = cpuOf(['smsc-simulator'], () => kannel.processes());
+  const cpu = cpuOf(CARRIER, () => kannel.processes());
   const started = Date.now();
   let next = 0;
   const worker = async () => {

@@ -15,7 +15,8 @@
 // The stack must allow webhooks to 127.0.0.1 (WEBHOOK_ALLOWED_HOSTS, which `npm start` sets by default).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSecondsOf, json, percentile, STACK_PROCESSES } from './bench-support';
+import { measuredProcesses, type MeasuredProcess } from '@seed/platform-testing';
+import { cpuSecondsOf, json, percentile } from './bench-support';
 import { summariseSide } from './e2e-summary';
 import { runOf, startBenchmark } from './runner';
 import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
@@ -30,8 +31,9 @@ const postConcurrency = Number(env['BENCH_POST_CONCURRENCY'] ?? 50);
 const adminUrl = env['ADMIN_URL'] ?? 'http://127.0.0.1:3002';
 const smscHttpUrl = env['SMSC_HTTP_URL'] ?? 'http://127.0.0.1:2776';
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
-// Every process on the inbound path, the gateway for reference, and the carrier (counted apart).
-const PLATFORM = ['api-gateway', 'sms-batch', 'webhook-dispatcher', 'kafka', 'postgres', 'smsc-simulator'];
+// Every process on the inbound path, the gateway for reference, and the carrier (counted apart), in
+// the order the results list them; how to find each one is tools/stack/processes.json's.
+const PLATFORM = measuredProcesses('api-gateway', 'sms-batch', 'webhook-dispatcher', 'kafka', 'postgres', 'smsc-simulator');
 const HANDSET = '447700900123';
 
 interface InboundRun {
@@ -85,8 +87,8 @@ function collect(receiver: WebhookReceiver, label: string, expected: number): { 
 }
 
 /** CPU seconds each process used from now until the function returned is called. */
-function cpuOf(names: readonly string[]): () => Record<string, number> {
-  const read = () => Object.fromEntries(names.map((name) => [name, cpuSecondsOf(STACK_PROCESSES[name] as string)]));
+function cpuOf(processes: readonly MeasuredProcess[]): () => Record<string, number> {
+  const read = () => Object.fromEntries(processes.map((p) => [p.name, cpuSecondsOf(p.commandLine)]));
   const before = read();
   return () => Object.fromEntries(Object.entries(read()).map(([k, v]) => [k, Number((v - (before[k] ?? 0)).toFixed(1))]));
 }
