@@ -1,6 +1,7 @@
 import type { MessageLifecycleEvent, MessageState } from '@seed/sms-batch-domain';
 import type { CarrierReceipt } from '@seed/sms-batch-contracts';
-import { receiptKeys, type LifecycleItem } from './lifecycle-lookups';
+import { receiptKeys } from './carrier-ids.sql';
+import type { LifecycleItem } from './lifecycle-item';
 
 const MAX_CACHED_STATES = 100_000;
 const MAX_REMEMBERED_CARRIER_IDS = 200_000;

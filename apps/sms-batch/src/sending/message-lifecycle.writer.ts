@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { currentCorrelation } from '@seed/platform-logging';
-import { CommandPipeline, EventStore, quoteSchema, rowsOf, type Decision, type RetryState, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, EventStore, quoteSchema, type Decision, type RetryState, type SqlExecutor } from '@seed/platform-event-store';
 import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import {
   carrierIdKey,
@@ -16,7 +16,10 @@ import {
   type MessageState,
 } from '@seed/sms-batch-domain';
 import { messageStreamId, type CarrierReceipt, type MessageSentV1 } from '@seed/sms-batch-contracts';
-import { fencedOff, receiptKey, receiptKeys, recordCarrierIds, takeParkedReceipts, umidsByCarrierKey, type LifecycleItem } from './lifecycle-lookups';
+import { receiptKey, receiptKeys, recordCarrierIds, umidsByCarrierKey } from './carrier-ids.sql';
+import { fencedOff } from './lifecycle-fence';
+import type { LifecycleItem } from './lifecycle-item';
+import { takeParkedReceipts, takeStaleParkedReceipts } from './parked-receipts.sql';
 import { LifecycleMemory, type CachedState, type Committed } from './lifecycle-memory';
 import { countLifecycleEvents } from './message-lifecycle.metrics';
 
@@ -107,14 +110,7 @@ export class MessageLifecycleWriter {
     const { count, committed } = await this.pipeline.run({ consumer: 'message-lifecycle', commandId: null, metadata }, async (tx, retry) => {
       // Another writer appended to a stream this replica remembered: read them all afresh.
       if (retry.conflicts > 0) this.memory.states.clear();
-      const rows = rowsOf<{ receipt: CarrierReceipt; parked_at: Date }>(
-        await tx.query(
-          `DELETE FROM ${this.s}.parked_receipts WHERE id IN (
-             SELECT id FROM ${this.s}.parked_receipts WHERE parked_at < now() - interval '2 seconds'
-              ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
-           RETURNING receipt, parked_at`,
-        ),
-      );
+      const rows = await takeStaleParkedReceipts(tx, this.s);
       const dayAgo = Date.now() - 24 * 3600_000;
       const stale = rows.filter((r) => Date.parse(r.receipt.receivedAt) < dayAgo);
       if (stale.length > 0) this.logger.warn({ receipts: stale.map((r) => r.receipt.carrierMessageId) }, 'receipts matching no message for a day dropped');
