@@ -26,9 +26,6 @@ export interface CarrierSlotStatus {
   throttled: boolean;
 }
 
-/** A replica is live while it announced itself within this time. */
-const REPLICA_LIVE_MS = 5000;
-
 /**
  * The carrier-wide session budget in PostgreSQL: one row per allowed bind of each carrier, leased
  * by the replica that keeps that session open. Leases are renewed every tick and expire on their
@@ -44,27 +41,6 @@ export class BindSlotsRepository {
     schema: ServiceSchema,
   ) {
     this.s = quoteSchema(schema.name);
-  }
-
-  /** Announces this replica and lists the live ones, in a stable order every replica agrees on. */
-  async heartbeat(replicaId: string): Promise<string[]> {
-    const rows = rowsOf<{ replica_id: string }>(
-      await this.dataSource.query(
-        `WITH seen AS (
-           INSERT INTO ${this.s}.sender_replicas (replica_id, seen_at) VALUES ($1, now())
-           ON CONFLICT (replica_id) DO UPDATE SET seen_at = now())
-         SELECT replica_id FROM ${this.s}.sender_replicas
-          WHERE seen_at > now() - make_interval(secs => $2::double precision / 1000) OR replica_id = $1
-          ORDER BY replica_id`,
-        [replicaId, REPLICA_LIVE_MS],
-      ),
-    );
-    return rows.map((r) => r.replica_id);
-  }
-
-  /** A replica stopping: the others count it out at once, and take its share at their next tick. */
-  async leave(replicaId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM ${this.s}.sender_replicas WHERE replica_id = $1`, [replicaId]);
   }
 
   /** The slots of every configured carrier exist, and no more than its binds. */
@@ -148,19 +124,5 @@ export class BindSlotsRepository {
       ),
     );
     return rows.map((r) => ({ carrierId: r.carrier_id, heldSlots: Number(r.held), boundSessions: Number(r.bound), throttled: r.throttled }));
-  }
-
-  /**
-   * Messages pinned to a carrier that can no longer take them (no session bound anywhere, disabled
-   * or removed) are routed again: unpinned, and due now. Rows held by a sender are left to it, and
-   * so are messages locked to their carrier (it accepted some of their parts).
-   */
-  async unpinExcept(routable: readonly string[]): Promise<number> {
-    const result = await this.dataSource.query(
-      `UPDATE ${this.s}.outbound_queue SET carrier_id = NULL, next_attempt_at = least(next_attempt_at, now())
-        WHERE carrier_id IS NOT NULL AND NOT carrier_locked AND NOT (carrier_id = ANY($1::text[])) AND (lease_until IS NULL OR lease_until < now())`,
-      [[...routable]],
-    );
-    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
   }
 }

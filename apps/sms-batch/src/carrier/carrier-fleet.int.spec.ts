@@ -6,6 +6,8 @@ import { dropSchema, eventually, openTestDataSource, testLogger, uniqueName } fr
 import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
 import type { ActiveCarrier, RoutingConfig } from './active-carrier';
 import { BindSlotsRepository } from './bind-slots.repository';
+import { CarrierPinsRepository } from './carrier-pins.repository';
+import { SenderReplicasRepository } from './sender-replicas.repository';
 import { CarrierFleet, type FleetSettings } from './carrier-fleet';
 
 /*
@@ -75,7 +77,7 @@ let table: RoutingConfig = { carriers: [], routes: [] };
 async function startFleet(replicaId: string, settings: Partial<FleetSettings> = {}): Promise<CarrierFleet> {
   const fleet = new CarrierFleet(
     { load: () => Promise.resolve(table) },
-    new BindSlotsRepository(ds, new ServiceSchema(schema)),
+    { slots: new BindSlotsRepository(ds, new ServiceSchema(schema)), replicas: new SenderReplicasRepository(ds, new ServiceSchema(schema)), pins: new CarrierPinsRepository(ds, new ServiceSchema(schema)) },
     { replicaId, tickMs: 200, leaseMs: 1500, avoidMs: 1000, enquireLinkMs: 30_000, responseTimeoutMs: 2000, reconnectMaxMs: 500, ...settings },
     testLogger(),
     () => Promise.resolve(),
@@ -146,7 +148,7 @@ describe('CarrierFleet', () => {
     expect(sessionsOf(two)).toBe(0);
     // Replica 1 loses the database for a while: it cannot renew, so it must close its session before
     // its lease can lapse, and replica 2 then takes the slot over.
-    const slots = (one as unknown as { slots: BindSlotsRepository }).slots;
+    const slots = (one as unknown as { tables: { slots: BindSlotsRepository } }).tables.slots;
     const renew = slots.renew.bind(slots);
     slots.renew = () => Promise.reject(new Error('database unreachable'));
     const most = await mostBoundWhile(async () => {
@@ -191,7 +193,7 @@ describe('CarrierFleet', () => {
     await row('00000000-0000-4000-8000-000000000001', 'gone', false);
     await row('00000000-0000-4000-8000-000000000002', 'gone', true);
     await row('00000000-0000-4000-8000-000000000003', 'a', false);
-    const repository = new BindSlotsRepository(ds, new ServiceSchema(schema));
+    const repository = new CarrierPinsRepository(ds, new ServiceSchema(schema));
     expect(await repository.unpinExcept(['a'])).toBe(1);
     const rows = await ds.query(`SELECT umid, carrier_id, next_attempt_at <= now() AS due FROM ${q} ORDER BY umid`);
     expect(rows).toEqual([

@@ -2,10 +2,19 @@ import type { Logger } from 'pino';
 import { implicitCatchAll, type CarrierAvailability, type RoutingTable } from '@seed/sms-batch-domain';
 import { sessionFingerprint, type ActiveCarrier, type RoutingConfigSource } from './active-carrier';
 import { fairShare, slotKey, type Held } from './bind-share';
-import { BindSlotsRepository, type CarrierSlotStatus, type HeldSlot } from './bind-slots.repository';
+import type { BindSlotsRepository, CarrierSlotStatus, HeldSlot } from './bind-slots.repository';
+import type { CarrierPinsRepository } from './carrier-pins.repository';
+import type { SenderReplicasRepository } from './sender-replicas.repository';
 import { attachCarrierMetrics, carrierThrottledSeconds } from './carrier.metrics';
 import { SmppCarrier, type IncomingDeliverSm } from './smpp-carrier';
 import { SmppCarrierPool } from './smpp-carrier-pool';
+
+/** What the fleet keeps in PostgreSQL, shared with the other replicas. */
+export interface FleetTables {
+  slots: BindSlotsRepository;
+  replicas: SenderReplicasRepository;
+  pins: CarrierPinsRepository;
+}
 
 export interface FleetSettings {
   /** This replica's name in the bind leases (unique among live replicas). */
@@ -52,7 +61,7 @@ export class CarrierFleet {
 
   constructor(
     private readonly source: RoutingConfigSource,
-    private readonly slots: BindSlotsRepository,
+    private readonly tables: FleetTables,
     private readonly settings: FleetSettings,
     private readonly logger: Logger,
     private readonly onDeliverSm: (carrierId: string, pdu: IncomingDeliverSm) => Promise<void>,
@@ -80,7 +89,7 @@ export class CarrierFleet {
     clearInterval(this.guard);
     await this.ticking;
     await Promise.all([...this.held.keys()].map((key) => this.giveBack(key)));
-    await this.slots.leave(this.settings.replicaId).catch((error: unknown) => this.logger.warn({ err: error }, 'replica not signed off; the others count it out after a few seconds'));
+    await this.tables.replicas.leave(this.settings.replicaId).catch((error: unknown) => this.logger.warn({ err: error }, 'replica not signed off; the others count it out after a few seconds'));
     await Promise.all([...this.pools.values()].map((pool) => pool.stop()));
     this.detachMetrics?.();
   }
@@ -148,15 +157,15 @@ export class CarrierFleet {
     try {
       await this.reload();
       const startedAt = Date.now();
-      const live = await this.slots.heartbeat(this.settings.replicaId);
+      const live = await this.tables.replicas.heartbeat(this.settings.replicaId);
       const enabled = [...this.carriers.values()].filter((c) => c.enabled);
-      await this.slots.shape(new Map(enabled.map((c) => [c.carrierId, c.binds])));
+      await this.tables.slots.shape(new Map(enabled.map((c) => [c.carrierId, c.binds])));
       await this.renew(startedAt);
       await this.rebalance(enabled, live, startedAt);
-      this.status = new Map((await this.slots.status()).map((s) => [s.carrierId, s]));
+      this.status = new Map((await this.tables.slots.status()).map((s) => [s.carrierId, s]));
       this.applyRates();
       const routable = enabled.filter((c) => this.boundAnywhere(c.carrierId)).map((c) => c.carrierId);
-      const unpinned = await this.slots.unpinExcept(routable);
+      const unpinned = await this.tables.pins.unpinExcept(routable);
       if (unpinned > 0) this.logger.info({ unpinned, routable }, 'messages waiting for a carrier that cannot take them are routed again');
       this.countAvoided();
       if (this.anyBound()) for (const wake of this.boundWaiters.splice(0)) wake();
@@ -187,7 +196,7 @@ export class CarrierFleet {
       bound: h.session.isBound(),
       throttledForMs: Math.max(0, (this.avoidUntil.get(h.slot.carrierId) ?? 0) - Date.now()),
     }));
-    const kept = new Set((await this.slots.renew(this.settings.replicaId, reports, this.settings.leaseMs)).map(slotKey));
+    const kept = new Set((await this.tables.slots.renew(this.settings.replicaId, reports, this.settings.leaseMs)).map(slotKey));
     this.reportedBound = new Map();
     for (const [key, h] of entries) {
       if (kept.has(key)) {
@@ -218,7 +227,7 @@ export class CarrierFleet {
       for (const [key] of mine.slice(Math.max(target, Math.ceil(carrier.binds / Math.max(1, live.length))))) void this.giveBack(key);
       // Slots still closing count against the budget until they are released.
       const closing = [...this.held.values()].filter((h) => h.slot.carrierId === carrier.carrierId && h.closing).length;
-      const gained = await this.slots.acquire(this.settings.replicaId, carrier.carrierId, target - mine.length - closing, this.settings.leaseMs);
+      const gained = await this.tables.slots.acquire(this.settings.replicaId, carrier.carrierId, target - mine.length - closing, this.settings.leaseMs);
       for (const slot of gained) this.open(carrier, slot, startedAt);
     }
   }
@@ -231,7 +240,7 @@ export class CarrierFleet {
     await this.poolOf(h.slot.carrierId).remove(h.session);
     if (this.held.get(key) !== h) return; // lost meanwhile: nothing to release
     this.held.delete(key);
-    await this.slots.release([h.slot]).catch((error: unknown) => this.logger.warn({ err: error, carrier: h.slot.carrierId }, 'bind slot not released; its lease runs out'));
+    await this.tables.slots.release([h.slot]).catch((error: unknown) => this.logger.warn({ err: error, carrier: h.slot.carrierId }, 'bind slot not released; its lease runs out'));
   }
 
   private open(carrier: ActiveCarrier, slot: HeldSlot, startedAt: number): void {

@@ -7,6 +7,8 @@ import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import { PeriodicSweep } from '@seed/platform-work-queue';
 import { isDeliveryReceipt, parseDeliveryReceipt } from '@seed/sms-batch-domain';
 import { BindSlotsRepository } from '../carrier/bind-slots.repository';
+import { CarrierPinsRepository } from '../carrier/carrier-pins.repository';
+import { SenderReplicasRepository } from '../carrier/sender-replicas.repository';
 import { CarrierFleet } from '../carrier/carrier-fleet';
 import { StoredRoutingConfig } from '../carrier/stored-routing-config';
 import { InboundExpiry } from '../inbound/inbound-expiry';
@@ -45,6 +47,8 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         OutboundQueueRepository,
         OutboundQueueMetrics,
         BindSlotsRepository,
+        SenderReplicasRepository,
+        CarrierPinsRepository,
         {
           provide: StoredNumbers,
           inject: [DataSource, EventStore, LOGGER],
@@ -68,8 +72,17 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         },
         {
           provide: CarrierFleet,
-          inject: [DataSource, EventStore, BindSlotsRepository, MessageLifecycleWriter, InboundRecorder, LOGGER],
-          useFactory: (dataSource: DataSource, store: EventStore, slots: BindSlotsRepository, writer: MessageLifecycleWriter, inbound: InboundRecorder, logger: Logger) =>
+          inject: [DataSource, EventStore, BindSlotsRepository, SenderReplicasRepository, CarrierPinsRepository, MessageLifecycleWriter, InboundRecorder, LOGGER],
+          useFactory: (
+            dataSource: DataSource,
+            store: EventStore,
+            slots: BindSlotsRepository,
+            replicas: SenderReplicasRepository,
+            pins: CarrierPinsRepository,
+            writer: MessageLifecycleWriter,
+            inbound: InboundRecorder,
+            logger: Logger,
+          ) =>
             new CarrierFleet(
               new StoredRoutingConfig(
                 dataSource,
@@ -78,7 +91,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
                 config.SMPP_URL === '' ? null : { url: config.SMPP_URL, binds: config.SMPP_BINDS, window: config.SMPP_WINDOW },
                 logger,
               ),
-              slots,
+              { slots, replicas, pins },
               {
                 replicaId: config.REPLICA_ID || `${hostname()}-${process.pid}`,
                 tickMs: config.CARRIER_TICK_MS,
