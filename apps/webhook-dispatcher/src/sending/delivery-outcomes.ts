@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { EventStore, type AppendMetadata, type AppendToStream } from '@seed/platform-event-store';
-import { notHeldUnder } from '@seed/platform-work-queue';
+import { claimEnded } from '@seed/platform-work-queue';
 import { decideDelivery, deliveryStreamId, evolveDelivery, type BreakerPolicy, type DeliveryCommand, type DeliveryState, type OutcomeRun } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery, HoldOffer } from './claimed-delivery';
 import { foldOf, type Fold } from './delivery-fold';
@@ -71,7 +71,7 @@ export class DeliveryOutcomes {
           ? []
           : await tx.query(
               `SELECT d.delivery_id, d.umid, d.state, d.attempts, d.version, d.window_start,
-                      (t.token IS NOT NULL AND (d.lease_until IS NULL OR ${notHeldUnder(deliveryQueueTable(this.s), 'd', 't.token::bigint')})) AS fenced
+                      (t.token IS NOT NULL AND ${claimEnded(deliveryQueueTable(this.s), 'd', 't.token::bigint')}) AS fenced
                  FROM ${this.s}.deliveries d LEFT JOIN jsonb_each_text($3::jsonb) AS t(delivery_id, token) ON t.delivery_id::uuid = d.delivery_id
                 WHERE d.delivery_id = ANY($1::uuid[]) AND ($2::text IS NULL OR d.account_id = $2) ORDER BY d.delivery_id FOR UPDATE OF d`,
               [[...new Set(commands.map((c) => c.deliveryId))], options.accountId ?? null, JSON.stringify(Object.fromEntries(options.leaseTokens ?? []))],

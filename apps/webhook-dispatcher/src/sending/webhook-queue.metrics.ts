@@ -34,7 +34,9 @@ const DEAD_LETTER_COUNT_CAP = 100_000;
  * count reads one partial index (pending rows: the message-order index; due rows: the claimable
  * index; dead ones: the dead-letter index, up to a cap), and the oldest due row is one probe of the
  * claimable index per endpoint, as the claim does; the breakers are read from the endpoints' rows
- * (one per origin ever delivered to, shared by the replicas). At most one reading per 5 s, whatever the scrapes;
+ * (one per origin ever delivered to, shared by the replicas). Not the work-queue library's
+ * `dueDepthSql`: that takes the oldest as a min over one due index, and this queue's claimable index
+ * is ordered per endpoint. At most one reading per 5 s, whatever the scrapes;
  * every replica reports the same values (take the maximum).
  */
 export function webhookQueueSql(schema: string): string {

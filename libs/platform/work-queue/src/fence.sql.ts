@@ -12,6 +12,15 @@ export function notHeldUnder(q: WorkQueueTable, alias: string, tokenExpr: string
   return `${alias}.${q.token.column} IS DISTINCT FROM ${tokenExpr}`;
 }
 
+/**
+ * The claim given under `tokenExpr` is over: the row carries another token, or its holder ended
+ * the claim (a hand-back or an outcome clears the lease column). For queues whose rows outlive
+ * their claims; a queue that deletes a finished row needs only `notHeldUnder`.
+ */
+export function claimEnded(q: WorkQueueTable, alias: string, tokenExpr: string): string {
+  return `(${alias}.${q.leaseUntil.column} IS NULL OR ${notHeldUnder(q, alias, tokenExpr)})`;
+}
+
 /** An extra column of the held rows' list (e.g. a due time per row), with its SQL type. */
 export interface HeldColumn {
   name: string;

@@ -1,6 +1,6 @@
 import { PLAN_EACH_CALL } from '@seed/platform-event-store';
 import { claimStatement, leaseSet } from './claim.sql';
-import { fencedBy, heldParams, heldRows, heldUnder, notHeldUnder, releaseStatement } from './fence.sql';
+import { claimEnded, fencedBy, heldParams, heldRows, heldUnder, notHeldUnder, releaseStatement } from './fence.sql';
 import { dueDepthSql } from './queue-depth.sql';
 import type { WorkQueueTable } from './work-queue-table';
 
@@ -42,6 +42,7 @@ describe('work queue statements', () => {
     expect(heldUnder(q, '$1', '$2')).toBe('job_id = $1 AND lease_token = $2');
     expect(heldUnder(q, '$1', '$2', 'j')).toBe('j.job_id = $1 AND j.lease_token = $2');
     expect(notHeldUnder(q, 'j', 't.token::bigint')).toBe('j.lease_token IS DISTINCT FROM t.token::bigint');
+    expect(claimEnded(q, 'j', 't.token::bigint')).toBe('(j.lease_until IS NULL OR j.lease_token IS DISTINCT FROM t.token::bigint)');
     expect(heldRows(q, 'h', [{ name: 'due_at', type: 'timestamptz' }])).toBe('unnest($1::uuid[], $2::bigint[], $3::timestamptz[]) AS h(id, lease_token, due_at)');
     expect(fencedBy(q, 'j')).toBe('j.job_id = h.id AND j.lease_token = h.lease_token');
     expect(oneLine(releaseStatement(q, { alias: 'j', set: 'run_at = now()', where: "j.state = 'pending'" }))).toBe(
