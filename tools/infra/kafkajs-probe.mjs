@@ -20,10 +20,9 @@
 //      the offsets sent inside the transaction are visible
 //   7. (--large) a 30 MB message is produced and consumed back intact
 //   8. delete the topic and the groups
-import { createRequire } from 'node:module';
-import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brokers, loadKafkajs, security } from './kafkajs-probe-client.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..', '..');
@@ -41,60 +40,11 @@ function fail(reason, err) {
   process.exit(1);
 }
 
-function loadKafkajs() {
-  const tries = [];
-  if (process.env.KAFKAJS_MODULE) tries.push(process.env.KAFKAJS_MODULE);
-  tries.push('kafkajs');
-  const req = createRequire(resolve(repoRoot, 'package.json'));
-  for (const t of tries) {
-    try {
-      const from = req.resolve(t);
-      let version = '?';
-      for (let d = dirname(from); d !== dirname(d); d = dirname(d)) {
-        const pj = resolve(d, 'package.json');
-        if (!existsSync(pj)) continue;
-        try {
-          const j = JSON.parse(readFileSync(pj, 'utf8'));
-          if (j.name === 'kafkajs') {
-            version = j.version;
-            break;
-          }
-        } catch {
-          /* ignore */
-        }
-      }
-      return { mod: req(t), from, version };
-    } catch {
-      /* next */
-    }
-  }
-  fail(`cannot load kafkajs from ${repoRoot}/node_modules (run npm ci, or set KAFKAJS_MODULE)`);
-}
-
-function brokers() {
-  let list = process.env.KAFKA_BROKERS;
-  if (!list) {
-    const envFile = resolve(repoRoot, '.local', 'infra.env');
-    if (existsSync(envFile)) {
-      const m = readFileSync(envFile, 'utf8').match(/^KAFKA_BROKERS=(.*)$/m);
-      if (m) list = m[1].trim();
-    }
-  }
-  return (list || '127.0.0.1:59092').split(',').map((s) => s.trim()).filter(Boolean);
-}
-
-const { mod: kafkajs, from: kafkajsPath, version: kafkajsVersion } = loadKafkajs();
+const loaded = loadKafkajs(repoRoot);
+if (!loaded) fail(`cannot load kafkajs from ${repoRoot}/node_modules (run npm ci, or set KAFKAJS_MODULE)`);
+const { mod: kafkajs, from: kafkajsPath, version: kafkajsVersion } = loaded;
 const { Kafka, CompressionTypes, logLevel } = kafkajs;
-const brokerList = brokers();
-
-// A broker started with KAFKA_SECURITY=scram-tls is probed over TLS as its admin user (infra.sh
-// passes KAFKA_SSL_CA and KAFKA_SASL_* for that).
-const security = {
-  ...(process.env.KAFKA_SSL_CA ? { ssl: { ca: [readFileSync(process.env.KAFKA_SSL_CA, 'utf8')] } } : {}),
-  ...(process.env.KAFKA_SASL_MECHANISM
-    ? { sasl: { mechanism: process.env.KAFKA_SASL_MECHANISM, username: process.env.KAFKA_SASL_USERNAME, password: process.env.KAFKA_SASL_PASSWORD } }
-    : {}),
-};
+const brokerList = brokers(repoRoot);
 
 const kafka = new Kafka({
   clientId: 'seed-infra-probe',
