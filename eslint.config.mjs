@@ -6,6 +6,7 @@
 import nx from '@nx/eslint-plugin';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 import noImportCycle from './tools/eslint/no-import-cycle.mjs';
 
 const frameworks = ['@nestjs/*', 'typeorm', 'kafkajs', 'pg', 'express'];
@@ -31,7 +32,7 @@ const boundaries = {
 };
 
 export default [
-  { ignores: ['**/node_modules/**', 'dist/**', '.local/**', '.nx/**', 'coverage/**', '**/*.mjs', '**/*.js'] },
+  { ignores: ['**/node_modules/**', 'dist/**', '.local/**', '.nx/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -47,9 +48,15 @@ export default [
   {
     // Dependencies flow one way: a file never imports, however indirectly, a file that imports it
     // (type-only imports too). `@seed/*` paths resolve through tsconfig.base.json.
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.mjs'],
     plugins: { seed: { rules: { 'no-import-cycle': noImportCycle } } },
     rules: { 'seed/no-import-cycle': 'error' },
+  },
+  {
+    // The scripts (the stack launcher, the build, the infra probe, this config) run on Node as they are.
+    files: ['**/*.mjs', '**/*.js'],
+    languageOptions: { globals: globals.node },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['**/*.spec.ts', 'tools/**/*.ts', 'libs/platform/testing/**/*.ts'],

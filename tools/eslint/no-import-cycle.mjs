@@ -1,7 +1,7 @@
 // A file must not import, however indirectly, a file that imports it: dependencies flow one way.
 // Unlike import-x/no-cycle, type-only imports count too: a cycle of types is still two files that
 // cannot be read, moved or split one without the other. Imports are resolved as TypeScript does
-// (tsconfig.base.json's `@seed/*` paths included), read with `ts.preProcessFile` (no full parse)
+// (tsconfig.base.json's `@seed/*` paths included), script modules by their relative path, read with `ts.preProcessFile` (no full parse)
 // and kept per file until it changes, so a lint run reads each file once.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,14 @@ const resolutions = ts.createModuleResolutionCache(path.dirname(configFile), (na
 /** file -> its mtime and the project files it imports. */
 const graph = new Map();
 
+/** Script modules (`.mjs`, `.js`) import each other by relative path, with the extension. */
+const SCRIPT = /\.m?js$/;
+
 function resolve(specifier, from) {
+  if (specifier.startsWith('.') && SCRIPT.test(specifier)) {
+    const file = path.resolve(path.dirname(from), specifier);
+    return fs.existsSync(file) ? file : null;
+  }
   const resolved = ts.resolveModuleName(specifier, from, options, ts.sys, resolutions).resolvedModule;
   if (!resolved || resolved.isExternalLibraryImport || resolved.extension !== '.ts') return null;
   return path.resolve(resolved.resolvedFileName);
