@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { eventually, startStack, type RunningStack } from '@seed/platform-testing';
+import { eventually, healthPortOf, platformServices, startStack, type RunningStack } from '@seed/platform-testing';
 import { sendBatch, ukMobile, type Account } from './support/http';
 import { metricNamesOf, sampleNamesOf } from './support/promql';
 import { useStarted } from './support/stack';
@@ -51,12 +51,10 @@ const METRICS_TOKEN = randomBytes(24).toString('hex');
  */
 function metricsUrls(stack: RunningStack): Record<string, string> {
   const health = Number(stack.env['HEALTH_PORT_BASE']);
+  const backEnd = platformServices().filter((service) => service.role === 'service');
   return {
     'api-gateway': `${stack.adminUrl}/metrics`,
-    'sms-batch': `http://127.0.0.1:${health}/metrics`,
-    verification: `http://127.0.0.1:${health + 10}/metrics`,
-    'agent-token': `http://127.0.0.1:${health + 20}/metrics`,
-    'webhook-dispatcher': `http://127.0.0.1:${health + 30}/metrics`,
+    ...Object.fromEntries(backEnd.map((service) => [service.name, `http://127.0.0.1:${healthPortOf(service.name, health)}/metrics`])),
   };
 }
 

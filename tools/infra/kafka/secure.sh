@@ -10,7 +10,11 @@
 # The controller listener stays plaintext on loopback with ANONYMOUS as a super user: the single
 # node's controller authorizes its own broker over it. Nothing else is served without TLS and a password.
 
-KAFKA_SCRAM_USERS="${KAFKA_SCRAM_USERS:-seed-api-gateway seed-sms-batch seed-verification seed-agent-token seed-webhook-dispatcher seed-events-reader}"
+# By default the services' users of the stack's manifest (tools/stack/processes.json) and the subscribers' reader.
+kafka_manifest_users() {
+  node -e 'const m = require(process.argv[1]); console.log(m.processes.filter((p) => p.kafkaUser).map((p) => p.kafkaUser).join(" "))' "$REPO_ROOT/tools/stack/processes.json"
+}
+KAFKA_SCRAM_USERS="${KAFKA_SCRAM_USERS:-$(kafka_manifest_users) seed-events-reader}"
 KAFKA_TLS_DIR="$KAFKA_DIR/tls"
 KAFKA_CREDENTIALS_DIR="$LOCAL_DIR/kafka-credentials"
 
