@@ -84,7 +84,7 @@ export const STACK_PROCESSES: Record<string, string> = Object.fromEntries([
 
 /**
  * Starts counting the stack's CPU; the function returned gives the milliseconds of CPU each process
- * (and all of them) used since, divided by `operations`: CPU per operation, for docs/sizing.md.
+ * (and all of them) used since, divided by `operations`: CPU per operation, which docs/sizing.md turns into cores.
  */
 export function stackCpuMeter(): (operations: number) => Record<string, number> {
   const before = Object.fromEntries(Object.entries(STACK_PROCESSES).map(([name, pattern]) => [name, cpuSecondsOf(pattern)]));
