@@ -1,3 +1,5 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { CommandPipeline, eventStoreSchema, ProcessedMessages, runMigrations, type EventStore } from '@seed/platform-event-store';
@@ -33,4 +35,27 @@ export function mixedBatch(subAccountId: string, extra: Partial<SubmitBatchData>
     messages,
     ...extra,
   };
+}
+
+export interface RunningSimulator {
+  process: ChildProcess;
+  smppPort: number;
+  httpPort: number;
+}
+
+/** The SMSC simulator as the stack runs it (from dist/, built before this tier), on ports of its choosing. */
+export async function startSimulator(): Promise<RunningSimulator> {
+  const child = spawn(process.execPath, [join(__dirname, '../../../dist/tools/smsc-simulator/src/main.js')], {
+    env: { ...process.env, SMSC_HOST: '127.0.0.1', SMSC_PORT: '0', SMSC_HTTP_PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}): ${output}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /"smppPort":(\d+),"httpPort":(\d+)/.exec(output);
+      if (ready) resolve({ process: child, smppPort: Number(ready[1]), httpPort: Number(ready[2]) });
+    });
+  });
 }

@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { ServiceSchema } from '@seed/platform-nest';
 import { dropSchema, eventually, openTestDataSource, testLogger, uniqueName } from '@seed/platform-testing';
-import { migrateSmsBatchSchema } from '../sms-batch.test-helpers';
+import { migrateSmsBatchSchema, startSimulator, type RunningSimulator } from '../sms-batch.test-helpers';
 import type { ActiveCarrier, RoutingConfig } from './active-carrier';
 import { BindSlotsRepository } from './bind-slots.repository';
 import { CarrierPinsRepository } from './carrier-pins.repository';
@@ -17,25 +15,8 @@ import { CarrierFleet, type FleetSettings } from './carrier-fleet';
 
 const schema = uniqueName('it_fleet');
 let ds: DataSource;
-let sim: { process: ChildProcess; smppPort: number; httpPort: number };
+let sim: RunningSimulator;
 const fleets: CarrierFleet[] = [];
-
-/** The SMSC simulator as the stack runs it (from dist/, built before this tier), on ports of its choosing. */
-async function startSimulator(): Promise<typeof sim> {
-  const child = spawn(process.execPath, [join(__dirname, '../../../../dist/tools/smsc-simulator/src/main.js')], {
-    env: { ...process.env, SMSC_HOST: '127.0.0.1', SMSC_PORT: '0', SMSC_HTTP_PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}): ${output}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /"smppPort":(\d+),"httpPort":(\d+)/.exec(output);
-      if (ready) resolve({ process: child, smppPort: Number(ready[1]), httpPort: Number(ready[2]) });
-    });
-  });
-}
 
 beforeAll(async () => {
   ds = await openTestDataSource(6);

@@ -137,6 +137,7 @@ export class SmppCarrier {
     const deadline = Date.now() + graceMs;
     while (this.outstanding > 0 && Date.now() < deadline) await sleep(20);
     const session = this.session;
+    // No session, or its connection already closed (a reconnect was waiting): nothing to close.
     if (!session) return;
     const closed = new Promise<void>((resolve) => session.once('close', () => resolve()));
     // Unbind politely when bound; either way the socket is closed within two seconds.
@@ -185,7 +186,10 @@ export class SmppCarrier {
       this.bound = false;
       // Submits waiting for a response on this connection will never get one: try them again later.
       for (const done of [...this.inFlight.values()]) done({ ok: false, temporary: true, status: -1, detail: 'carrier connection lost' });
-      if (this.session !== session || this.stopping) return;
+      if (this.session !== session) return;
+      // A closed session emits 'close' once: stop() must not wait for it again.
+      this.session = undefined;
+      if (this.stopping) return;
       this.logger.warn({ retryInMs: this.reconnectDelay }, 'carrier connection closed; reconnecting');
       this.reconnectTimer = setTimeout(() => this.connect(), this.reconnectDelay);
       this.reconnectDelay = Math.min(this.reconnectDelay * 2, this.settings.reconnectMaxMs);
