@@ -48,7 +48,7 @@ export class SmppCarrierPool {
 
   async submit(part: SubmitSmPart, mayStillSend: () => boolean = () => true): Promise<SubmitOutcome> {
     if (!this.isBound()) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
-    await this.limiter.take();
+    if (!(await this.limiter.take(mayStillSend))) return { ok: false, temporary: true, status: -2, detail: 'not sent: the sender gave the message back' };
     const session = this.leastBusy();
     if (!session) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
     return session.submit(part, mayStillSend);
