@@ -102,6 +102,14 @@ export class SmsBatchConfig extends PlatformConfig {
   @IsInt() @Min(10) @Max(10_000)
   SEND_IDLE_MS = 100;
 
+  /**
+   * How long a stopping sender waits for its submits on the wire and their records; then it stops
+   * anyway and what it held is sent again after SEND_LEASE_MS. Keep it and SMPP_RESPONSE_TIMEOUT_MS
+   * (the carrier sessions' own wait) together below the orchestrator's grace period.
+   */
+  @IsInt() @Min(100) @Max(600_000)
+  SEND_STOP_GRACE_MS = 10_000;
+
   /** Backoff after a temporary refusal (throttling, queue full): doubles per attempt up to the max. */
   @IsInt() @Min(10) @Max(600_000)
   SEND_RETRY_BASE_MS = 1000;

@@ -21,6 +21,8 @@ const IN_PLACE_STATUSES = new Set([0x14, 0x58]);
 const IN_PLACE_ATTEMPTS = 3;
 /** A part is not submitted this close to the lease's end (at most a fifth of it), so no other sender can overlap. */
 const LEASE_MARGIN_MS = 5000;
+/** How often a stopping sender says what it still waits for. */
+const STOP_PROGRESS_MS = 2000;
 /** How soon a message whose route has no bound carrier is looked at again. */
 const NO_CARRIER_RETRY_MS = 1000;
 
@@ -66,12 +68,31 @@ export class MessageSender {
     this.loop = this.run();
   }
 
+  /**
+   * Stops claiming, lets the submits on the wire finish and records their results. Waits at most
+   * `stopGraceMs` for them, saying every few seconds what it waits for; past that it stops anyway,
+   * and what it still held comes back after its lease (as after a kill).
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.pauser.wake();
-    await this.loop;
-    await this.writer.drain();
-    await Promise.allSettled([...this.recording]);
+    const startedAt = Date.now();
+    const waiting = () => ({ waitedMs: Date.now() - startedAt, inFlight: this.inFlight, resultsNotRecorded: this.recording.size });
+    const progress = setInterval(() => this.logger.warn(waiting(), 'sender still stopping: waiting for submits on the wire and their records'), STOP_PROGRESS_MS);
+    try {
+      const done = (async () => {
+        await this.loop;
+        await this.writer.drain();
+        await Promise.allSettled([...this.recording]);
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const outOfTime = new Promise<'out of time'>((resolve) => (timer = setTimeout(() => resolve('out of time'), this.settings.stopGraceMs)));
+      const ended = await Promise.race([done, outOfTime]);
+      clearTimeout(timer);
+      if (ended === 'out of time') this.logger.error(waiting(), 'sender did not stop within SEND_STOP_GRACE_MS; stopping anyway: the messages it still holds are sent again after their lease');
+    } finally {
+      clearInterval(progress);
+    }
   }
 
   /** New messages were queued: look now instead of at the next poll. */

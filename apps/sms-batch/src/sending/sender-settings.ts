@@ -4,6 +4,8 @@ export interface SenderSettings {
   claimSize: number;
   leaseMs: number;
   idleMs: number;
+  /** How long a stop waits for submits on the wire and their records before it gives up on them. */
+  stopGraceMs: number;
   defaultSource: string;
   /** First retry delay after a temporary refusal; doubles per attempt up to retryMaxMs. */
   retryBaseMs: number;

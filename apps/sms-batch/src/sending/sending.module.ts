@@ -119,6 +119,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
               claimSize: config.SEND_CLAIM_SIZE,
               leaseMs: config.SEND_LEASE_MS,
               idleMs: config.SEND_IDLE_MS,
+              stopGraceMs: config.SEND_STOP_GRACE_MS,
               defaultSource: config.SMS_DEFAULT_SOURCE,
               retryBaseMs: config.SEND_RETRY_BASE_MS,
               retryMaxMs: config.SEND_RETRY_MAX_MS,
@@ -147,12 +148,19 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.parkedSweep?.stop();
-    await this.sender.stop();
-    await this.fleet.stop();
+    // Each step's time in the last line: a slow stop shows which part held it.
+    const took: Record<string, number> = {};
+    const step = async (name: string, stop: () => unknown) => {
+      const startedAt = Date.now();
+      await stop();
+      took[name] = Date.now() - startedAt;
+    };
+    await step('parkedSweepMs', () => this.parkedSweep?.stop());
+    await step('senderMs', () => this.sender.stop());
+    await step('carrierSessionsMs', () => this.fleet.stop());
     this.optedOut.stop();
     this.numbers.stop();
-    await this.inboundExpiry.stop();
-    this.logger.info('sender stopped and carrier sessions closed');
+    await step('inboundExpiryMs', () => this.inboundExpiry.stop());
+    this.logger.info(took, 'sender stopped and carrier sessions closed');
   }
 }
