@@ -22,7 +22,9 @@ export interface Benchmark {
 function commit(): BenchResult['commit'] {
   try {
     const sha = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    // Changes under docs/ (the recorded results a run writes, the rendered document) change nothing measured.
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)docs'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const dirty = changed.trim() !== '';
     return { sha, dirty };
   } catch {
     return null;
