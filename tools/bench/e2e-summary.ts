@@ -2,6 +2,7 @@
 // gateway processes spent per 10,000 messages (the carrier simulator counted apart: it stands in for
 // the carrier of both), as medians with their spread, and the two ratios the comparison is about.
 
+import { stackProcessOfRole } from '@seed/platform-testing';
 import { spreadOf, type Spread } from './runner/result';
 
 export { spreadOf, type Spread };
@@ -14,8 +15,7 @@ export interface CpuOfRun {
 }
 
 /** The process that plays the carrier for both sides; not part of either gateway's work. */
-export const CARRIER_PROCESS = 'smsc-simulator';
-
+export const CARRIER_PROCESS = stackProcessOfRole('simulator').name;
 
 export interface SideSummary {
   runs: number;

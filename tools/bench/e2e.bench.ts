@@ -35,7 +35,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measuredProcesses, type MeasuredProcess } from '@seed/platform-testing';
 import { cpuSecondsOf, cpuSecondsOfPids, json, percentile } from './bench-support';
-import { comparison, summariseSide } from './e2e-summary';
+import { CARRIER_PROCESS, comparison, summariseSide } from './e2e-summary';
 import { alternation, runOf, startBenchmark } from './runner';
 import type { KannelPeer } from './kannel-peer';
 import { startWebhookReceiver, type Callback, type WebhookReceiver } from './webhook-receiver';
@@ -61,8 +61,8 @@ const failoverDownMs = Number(env['BENCH_FAILOVER_DOWN_MS'] ?? 3000);
 const adminToken = env['ADMIN_TOKEN'] ?? readFileSync(join(root, '.local/admin-token'), 'utf8').trim();
 // Every process of the stack on the delivery path, and its carrier (counted apart in the summary),
 // in the order the results list them; how to find each one is tools/stack/processes.json's.
-const PLATFORM = measuredProcesses('api-gateway', 'sms-batch', 'webhook-dispatcher', 'kafka', 'postgres', 'smsc-simulator');
-const CARRIER = measuredProcesses('smsc-simulator');
+const PLATFORM = measuredProcesses('api-gateway', 'sms-batch', 'webhook-dispatcher', 'kafka', 'postgres', CARRIER_PROCESS);
+const CARRIER = measuredProcesses(CARRIER_PROCESS);
 
 interface RunResult {
   gateway: 'platform' | 'kannel' | 'platform-failover';
