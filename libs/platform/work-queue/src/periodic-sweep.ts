@@ -54,18 +54,21 @@ export class PeriodicSweep {
 
   /** A pass when one period has gone by since the last; 0 otherwise. */
   async runIfDue(now = Date.now()): Promise<number> {
-    return now - this.lastAt >= this.options.everyMs ? this.runNow() : 0;
+    return now - this.lastAt >= this.options.everyMs ? this.runNow(now) : 0;
   }
 
-  /** A pass now, or the one under way. Never throws: a failure is counted, logged and answered as 0. */
-  runNow(): Promise<number> {
-    this.running ??= this.pass().finally(() => (this.running = undefined));
+  /**
+   * A pass now, or the one under way. Never throws: a failure is counted, logged and answered as 0.
+   * `now` is when the period counts from: the caller's clock, so runIfDue's next answer follows it.
+   */
+  runNow(now = Date.now()): Promise<number> {
+    this.running ??= this.pass(now).finally(() => (this.running = undefined));
     return this.running;
   }
 
-  private async pass(): Promise<number> {
+  private async pass(startedAt: number): Promise<number> {
     const { queue, sweep } = this.options;
-    this.lastAt = Date.now();
+    this.lastAt = startedAt;
     try {
       const rows = await this.options.pass();
       if (rows > 0) swept.inc({ queue, sweep }, rows);
