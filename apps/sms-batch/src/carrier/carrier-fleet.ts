@@ -5,7 +5,8 @@ import { fairShare, slotKey, type Held } from './bind-share';
 import type { BindSlotsRepository, CarrierSlotStatus, HeldSlot } from './bind-slots.repository';
 import type { CarrierPinsRepository } from './carrier-pins.repository';
 import type { SenderReplicasRepository } from './sender-replicas.repository';
-import { attachCarrierMetrics, carrierThrottledSeconds } from './carrier.metrics';
+import { CarrierAvoidance } from './carrier-avoidance';
+import { attachCarrierMetrics } from './carrier.metrics';
 import { SmppCarrier, type IncomingDeliverSm } from './smpp-carrier';
 import { SmppCarrierPool } from './smpp-carrier-pool';
 
@@ -29,10 +30,6 @@ export interface FleetSettings {
   reconnectMaxMs: number;
 }
 
-
-/** Statuses that mean "not now" from the carrier itself (not our window): the carrier is avoided for a while. */
-const AVOID_STATUSES = new Set([0x08, 0x14, 0x58, 0x64]);
-
 /**
  * This replica's part of every carrier: it keeps the routing table fresh (every tick, so changes
  * apply within seconds without a restart), leases its fair share of each carrier's bind slots and
@@ -47,16 +44,16 @@ export class CarrierFleet {
   private status = new Map<string, CarrierSlotStatus>();
   /** This replica's own bound sessions per carrier at its last report, to tell them from the others'. */
   private reportedBound = new Map<string, number>();
-  private readonly avoidUntil = new Map<string, number>();
   private readonly boundWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private guard: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private detachMetrics: (() => void) | undefined;
+  private readonly avoidance: CarrierAvoidance;
 
   readonly availability: CarrierAvailability = {
     isBound: (carrierId) => this.boundAnywhere(carrierId),
-    isThrottled: (carrierId) => (this.avoidUntil.get(carrierId) ?? 0) > Date.now() || this.status.get(carrierId)?.throttled === true,
+    isThrottled: (carrierId) => this.avoidance.remainingMs(carrierId) > 0 || this.status.get(carrierId)?.throttled === true,
   };
 
   constructor(
@@ -65,7 +62,9 @@ export class CarrierFleet {
     private readonly settings: FleetSettings,
     private readonly logger: Logger,
     private readonly onDeliverSm: (carrierId: string, pdu: IncomingDeliverSm) => Promise<void>,
-  ) {}
+  ) {
+    this.avoidance = new CarrierAvoidance(settings.avoidMs, logger);
+  }
 
   async start(): Promise<void> {
     this.detachMetrics = attachCarrierMetrics(() => this.pools.values());
@@ -141,10 +140,7 @@ export class CarrierFleet {
 
   /** A carrier refused a submit: throttling and temporary errors make it avoided for a while. */
   noteRefusal(carrierId: string, status: number): void {
-    if (!AVOID_STATUSES.has(status)) return;
-    const until = Date.now() + this.settings.avoidMs;
-    if ((this.avoidUntil.get(carrierId) ?? 0) < until - 500) this.logger.warn({ carrier: carrierId, status }, 'carrier throttling or failing; routing around it for a while');
-    this.avoidUntil.set(carrierId, until);
+    this.avoidance.note(carrierId, status);
   }
 
   private boundAnywhere(carrierId: string): boolean {
@@ -167,7 +163,7 @@ export class CarrierFleet {
       const routable = enabled.filter((c) => this.boundAnywhere(c.carrierId)).map((c) => c.carrierId);
       const unpinned = await this.tables.pins.unpinExcept(routable);
       if (unpinned > 0) this.logger.info({ unpinned, routable }, 'messages waiting for a carrier that cannot take them are routed again');
-      this.countAvoided();
+      this.avoidance.countTick(this.settings.tickMs);
       if (this.anyBound()) for (const wake of this.boundWaiters.splice(0)) wake();
     } catch (error) {
       this.logger.error({ err: error }, 'carrier fleet tick failed; retrying');
@@ -194,7 +190,7 @@ export class CarrierFleet {
     const reports = entries.map(([, h]) => ({
       ...h.slot,
       bound: h.session.isBound(),
-      throttledForMs: Math.max(0, (this.avoidUntil.get(h.slot.carrierId) ?? 0) - Date.now()),
+      throttledForMs: this.avoidance.remainingMs(h.slot.carrierId),
     }));
     const kept = new Set((await this.tables.slots.renew(this.settings.replicaId, reports, this.settings.leaseMs)).map(slotKey));
     this.reportedBound = new Map();
@@ -287,14 +283,6 @@ export class CarrierFleet {
       const mine = pool.size();
       const all = Math.max(mine, this.status.get(carrierId)?.heldSlots ?? 0);
       pool.limiter.setRate(cap === null || all === 0 ? Infinity : (cap * mine) / all);
-    }
-  }
-
-  private countAvoided(): void {
-    const now = Date.now();
-    for (const [carrierId, until] of this.avoidUntil) {
-      if (until > now) carrierThrottledSeconds.inc({ carrier: carrierId }, this.settings.tickMs / 1000);
-      else this.avoidUntil.delete(carrierId);
     }
   }
 

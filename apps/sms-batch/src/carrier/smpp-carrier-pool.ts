@@ -1,6 +1,6 @@
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
 import type { SmppCarrier } from './smpp-carrier';
-import type { SubmitOutcome } from './submit-outcome';
+import { NOT_BOUND, NOT_SENT, type SubmitOutcome } from './submit-outcome';
 import { SubmitRateLimiter } from './submit-rate-limiter';
 
 /**
@@ -47,10 +47,10 @@ export class SmppCarrierPool {
   }
 
   async submit(part: SubmitSmPart, mayStillSend: () => boolean = () => true): Promise<SubmitOutcome> {
-    if (!this.isBound()) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
-    if (!(await this.limiter.take(mayStillSend))) return { ok: false, temporary: true, status: -2, detail: 'not sent: the sender gave the message back' };
+    if (!this.isBound()) return NOT_BOUND;
+    if (!(await this.limiter.take(mayStillSend))) return NOT_SENT;
     const session = this.leastBusy();
-    if (!session) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
+    if (!session) return NOT_BOUND;
     return session.submit(part, mayStillSend);
   }
 

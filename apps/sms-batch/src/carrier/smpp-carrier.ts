@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
 import { receiptAckSeconds, submitObserver } from './carrier.metrics';
 import { parseSmppUrl, redactSmppUrl, type SmppEndpoint } from './smpp-url';
-import type { SubmitOutcome } from './submit-outcome';
+import { NOT_BOUND, NOT_SENT, type SubmitOutcome } from './submit-outcome';
 
 /** SMPP command_status values the sender treats as "try again later"; any other is final. */
 const TEMPORARY_STATUSES = new Set([
@@ -84,9 +84,9 @@ export class SmppCarrier {
   async submit(part: SubmitSmPart, mayStillSend: () => boolean = () => true): Promise<SubmitOutcome> {
     await this.takeSlot();
     try {
-      if (!mayStillSend()) return { ok: false, temporary: true, status: -2, detail: 'not sent: the sender gave the message back' };
+      if (!mayStillSend()) return NOT_SENT;
       const session = this.session;
-      if (!session || !this.bound) return { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
+      if (!session || !this.bound) return NOT_BOUND;
       return await new Promise<SubmitOutcome>((resolve) => {
         const timer = setTimeout(() => {
           resolve({ ok: false, temporary: true, status: -1, detail: 'no submit_sm_resp in time' });

@@ -2,3 +2,12 @@
 export type SubmitOutcome =
   | { ok: true; messageId: string }
   | { ok: false; temporary: boolean; status: number; detail: string };
+
+/** Not submitted: the sender gave the message back (stopping, or its lease nearly over) before it went out. */
+export const NOT_SENT: SubmitOutcome = { ok: false, temporary: true, status: -2, detail: 'not sent: the sender gave the message back' };
+
+/** Not submitted: no session to the carrier is bound. */
+export const NOT_BOUND: SubmitOutcome = { ok: false, temporary: true, status: -1, detail: 'not bound to the carrier' };
+
+/** Whether an outcome is NOT_SENT: nothing reached the carrier. */
+export const wasNotSent = (outcome: SubmitOutcome): boolean => !outcome.ok && outcome.status === -2;

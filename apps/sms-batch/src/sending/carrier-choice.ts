@@ -16,6 +16,12 @@ export function chooseCarrier(fleet: CarrierFleet, message: OutboundMessage, tri
   return selection;
 }
 
+/** The carrier for a message now: the one it is locked to (some of its parts went there), else the route decider's choice. */
+export function carrierFor(fleet: CarrierFleet, message: OutboundMessage): RouteSelection {
+  const selection = chooseCarrier(fleet, message);
+  return message.locked && message.pinnedCarrier ? lockedTo(message.pinnedCarrier, selection) : selection;
+}
+
 /** Whether a carrier of the message's route other than those tried can take it now (no decision counted). */
 export function alternativeExists(fleet: CarrierFleet, message: OutboundMessage, tried: readonly string[]): boolean {
   const routable = { destination: message.destination, accountId: message.accountId, subAccountId: message.subAccountId, tried, pinned: null };
@@ -50,4 +56,10 @@ export function withCarrierNumbering(parts: SubmitSmPart[], carrier: ActiveCarri
     destAddrTon: destination.ton ?? part.destAddrTon,
     destAddrNpi: destination.npi ?? part.destAddrNpi,
   }));
+}
+
+/** A message locked to a carrier goes there, under the route that matches it now (for its price), if any. */
+function lockedTo(carrierId: string, selection: RouteSelection): RouteSelection {
+  const routeId = selection.kind === 'carrier' || selection.kind === 'wait' ? selection.routeId : null;
+  return { kind: 'carrier', routeId, carrierId, price: selection.kind === 'carrier' ? selection.price : null };
 }

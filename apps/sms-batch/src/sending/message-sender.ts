@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import { WakeablePause } from '@seed/platform-event-store';
+import { withTimeout } from '@seed/platform-kafka';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
-import { buildSubmitParts, concatReferenceFor, type RouteSelection, type RoutingDecision, type SubmitSmPart } from '@seed/sms-batch-domain';
+import { buildSubmitParts, concatReferenceFor, type RoutingDecision, type SubmitSmPart } from '@seed/sms-batch-domain';
 import type { CarrierFleet } from '../carrier/carrier-fleet';
-import type { SubmitOutcome } from '../carrier/submit-outcome';
+import { wasNotSent } from '../carrier/submit-outcome';
 import type { SmppCarrierPool } from '../carrier/smpp-carrier-pool';
-import { alternativeExists, chooseCarrier, withCarrierNumbering } from './carrier-choice';
+import { alternativeExists, carrierFor, withCarrierNumbering } from './carrier-choice';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
+import { submitPart } from './part-submission';
 import type { HeldMessage, OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
 import type { SenderSettings } from './sender-settings';
 
@@ -14,15 +16,11 @@ export type { SenderSettings } from './sender-settings';
 
 type Outcome = 'recorded' | 'released';
 
-/** A part held back by the sender itself (stopping, or its lease nearly over). */
-const NOT_SENT = -2;
-/** Throttled and queue-full: worth a few quick tries before the message goes back to the queue. */
-const IN_PLACE_STATUSES = new Set([0x14, 0x58]);
-const IN_PLACE_ATTEMPTS = 3;
 /** A part is not submitted this close to the lease's end (at most a fifth of it), so no other sender can overlap. */
 const LEASE_MARGIN_MS = 5000;
 /** How often a stopping sender says what it still waits for. */
 const STOP_PROGRESS_MS = 2000;
+const OUT_OF_TIME = 'out of SEND_STOP_GRACE_MS';
 /** How soon a message whose route has no bound carrier is looked at again. */
 const NO_CARRIER_RETRY_MS = 1000;
 
@@ -80,19 +78,20 @@ export class MessageSender {
     const waiting = () => ({ waitedMs: Date.now() - startedAt, inFlight: this.inFlight, resultsNotRecorded: this.recording.size });
     const progress = setInterval(() => this.logger.warn(waiting(), 'sender still stopping: waiting for submits on the wire and their records'), STOP_PROGRESS_MS);
     try {
-      const done = (async () => {
-        await this.loop;
-        await this.writer.drain();
-        await Promise.allSettled([...this.recording]);
-      })();
-      let timer: NodeJS.Timeout | undefined;
-      const outOfTime = new Promise<'out of time'>((resolve) => (timer = setTimeout(() => resolve('out of time'), this.settings.stopGraceMs)));
-      const ended = await Promise.race([done, outOfTime]);
-      clearTimeout(timer);
-      if (ended === 'out of time') this.logger.error(waiting(), 'sender did not stop within SEND_STOP_GRACE_MS; stopping anyway: the messages it still holds are sent again after their lease');
+      await withTimeout(this.finishing(), this.settings.stopGraceMs, OUT_OF_TIME);
+    } catch (error) {
+      if ((error as Error).message !== OUT_OF_TIME) throw error;
+      this.logger.error(waiting(), 'sender did not stop within SEND_STOP_GRACE_MS; stopping anyway: the messages it still holds are sent again after their lease');
     } finally {
       clearInterval(progress);
     }
+  }
+
+  /** The end of the claim loop, then every result it handed to the writer, committed. */
+  private async finishing(): Promise<void> {
+    await this.loop;
+    await this.writer.drain();
+    await Promise.allSettled([...this.recording]);
   }
 
   /** New messages were queued: look now instead of at the next poll. */
@@ -178,22 +177,6 @@ export class MessageSender {
     this.recording.add(pending);
   }
 
-  /**
-   * One part, with throttling and full queues retried in place a few times: releasing the message
-   * instead would send its parts that were already accepted a second time. A message of one part
-   * that another carrier of its route can take now moves on at once instead (`moveOn`).
-   */
-  private async submitPart(pool: SmppCarrierPool, part: SubmitSmPart, mayStillSend: () => boolean, moveOn: () => boolean): Promise<SubmitOutcome> {
-    for (let attempt = 1; ; attempt++) {
-      if (!mayStillSend()) return { ok: false, temporary: true, status: NOT_SENT, detail: 'not sent: the sender gave the message back' };
-      const outcome = await pool.submit(part, mayStillSend);
-      if (!outcome.ok) this.fleet.noteRefusal(pool.carrierId, outcome.status);
-      const retryable = !outcome.ok && outcome.temporary && IN_PLACE_STATUSES.has(outcome.status);
-      if (!retryable || attempt >= IN_PLACE_ATTEMPTS || moveOn()) return outcome;
-      await new Promise((resolve) => setTimeout(resolve, this.settings.retryBaseMs * 2 ** (attempt - 1)));
-    }
-  }
-
   private async send(message: OutboundMessage, claimedAt: number): Promise<Outcome> {
     const now = new Date().toISOString();
     const held = { umid: message.umid, leaseToken: message.leaseToken, traceparent: message.traceparent };
@@ -206,7 +189,7 @@ export class MessageSender {
       return 'recorded';
     }
     if (!this.running) return 'released';
-    const selection = message.locked && message.pinnedCarrier ? lockedTo(message.pinnedCarrier, chooseCarrier(this.fleet, message)) : chooseCarrier(this.fleet, message);
+    const selection = carrierFor(this.fleet, message);
     if (selection.kind !== 'carrier') this.logger.debug({ umid: message.umid, selection }, 'message not routed to a carrier now');
     switch (selection.kind) {
       case 'unconfigured':
@@ -261,8 +244,9 @@ export class MessageSender {
     const holdUntil = claimedAt + this.settings.leaseMs - Math.min(LEASE_MARGIN_MS, this.settings.leaseMs / 5);
     const mayStillSend = () => this.running && Date.now() < holdUntil;
     const moveOn = () => parts.length === 1 && !message.locked && alternativeExists(this.fleet, message, [...message.tried, routing.carrierId]);
-    const outcomes = await Promise.all(parts.map((part) => this.submitPart(pool, part, mayStillSend, moveOn)));
-    if (outcomes.some((o) => !o.ok && o.status === NOT_SENT) && outcomes.every((o) => !o.ok)) return 'released';
+    const how = { mayStillSend, moveOn, noteRefusal: (carrierId: string, status: number) => this.fleet.noteRefusal(carrierId, status), retryBaseMs: this.settings.retryBaseMs };
+    const outcomes = await Promise.all(parts.map((part) => submitPart(pool, part, how)));
+    if (outcomes.some(wasNotSent) && outcomes.every((o) => !o.ok)) return 'released';
     const at = new Date().toISOString();
     const held = { umid: message.umid, leaseToken: message.leaseToken, traceparent };
     const noneAccepted = outcomes.every((o) => !o.ok);
@@ -303,10 +287,4 @@ export class MessageSender {
   private backoff(message: OutboundMessage): number {
     return Math.min(this.settings.retryBaseMs * 2 ** Math.max(0, message.attempts - 1), this.settings.retryMaxMs);
   }
-}
-
-/** A message locked to a carrier goes there, under the route that matches it now (for its price), if any. */
-function lockedTo(carrierId: string, selection: RouteSelection): RouteSelection {
-  const routeId = selection.kind === 'carrier' || selection.kind === 'wait' ? selection.routeId : null;
-  return { kind: 'carrier', routeId, carrierId, price: selection.kind === 'carrier' ? selection.price : null };
 }
