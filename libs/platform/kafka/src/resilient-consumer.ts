@@ -2,6 +2,7 @@ import type { Consumer, ConsumerRunConfig } from 'kafkajs';
 import type { Logger } from 'pino';
 import { MessageHeader } from '@seed/contracts';
 import { CONSUMER_SETTINGS } from './consumer-settings';
+import { CrashRestarter } from './crash-restarter';
 import { consumerDeadLetters, recordHandlingFailures, recordHandlingSeconds, typeLabel, unprefixedTopic, type HandlingOutcome } from './consumer.metrics';
 import { IntervalOffsetCommitter } from './interval-offset-committer';
 import type { KafkaConnection } from './kafka-connection';
@@ -39,7 +40,7 @@ export interface ConsumerOptions {
   commitIntervalMs?: number;
   /** Bytes fetched per partition at most (default CONSUMER_SETTINGS'). */
   maxBytesPerPartition?: number;
-  /** Told of each crash of the underlying kafkajs consumer (which kafkajs then starts again). */
+  /** Told of each crash of the underlying kafkajs consumer (which kafkajs, or else CrashRestarter, starts again). */
   onCrash?: (error: Error) => void;
 }
 
@@ -69,6 +70,7 @@ export type RecordHandler = (record: IncomingRecord) => Promise<void>;
  */
 export class ResilientConsumer {
   private consumer: Consumer | undefined;
+  private restarter: CrashRestarter | undefined;
   private stopping = false;
   private readonly committer: IntervalOffsetCommitter;
 
@@ -134,18 +136,28 @@ export class ResilientConsumer {
     const { onCrash } = this.options;
     if (onCrash) consumer.on(consumer.events.CRASH, ({ payload }) => onCrash(payload.error));
     if (reader) consumer.on(consumer.events.GROUP_JOIN, () => reader(consumer));
-    await startConsumer(
-      consumer,
-      this.committer,
-      this.options.topics.map((topic) => this.connection.topic(topic)),
-      { autoCommit: false, partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3, ...mode },
-      reader ? { committed: false } : {},
-    );
+    const runConfig: ConsumerRunConfig = { autoCommit: false, partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3, ...mode };
+    // Before the first run: its first join can already crash in a way kafkajs does not restart from.
+    const restarter = new CrashRestarter(consumer, runConfig, this.logger, this.options.groupId);
+    try {
+      await startConsumer(
+        consumer,
+        this.committer,
+        this.options.topics.map((topic) => this.connection.topic(topic)),
+        runConfig,
+        reader ? { committed: false } : {},
+      );
+    } catch (error) {
+      restarter.stop();
+      throw error;
+    }
     this.consumer = consumer;
+    this.restarter = restarter;
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.restarter?.stop();
     const consumer = this.consumer;
     this.consumer = undefined;
     if (!consumer) return;
