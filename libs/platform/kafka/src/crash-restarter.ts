@@ -40,6 +40,8 @@ export class CrashRestarter {
     /** The consumer group, before KAFKA_TOPIC_PREFIX. */
     private readonly groupId: string,
   ) {
+    // From 0, so that the first restart is an increase Prometheus can see.
+    consumerRestarts.inc({ group: groupId }, 0);
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) this.schedule(payload.error);
     });
