@@ -35,8 +35,22 @@ export class AccountWebhooksStore {
     this.s = quoteSchema(schema.name);
   }
 
-  /** The accounts' settings, locked for this transaction (absent accounts: initial state, version 0). */
-  async load(db: SqlExecutor, accountIds: readonly string[], lock = true): Promise<Map<string, LoadedAccount>> {
+  /**
+   * The accounts' settings, locked for this transaction (absent accounts: initial state, version 0).
+   * `lock: 'creating'` first gives an account without a row an empty one (version 0, nothing set),
+   * so that there is a row to lock: `FOR UPDATE` alone locks nothing for an account that has none,
+   * and two transactions giving the same new account its first secret would both append at version
+   * 0 (one of them then failing on the events' unique position). With the row, the second waits
+   * for the first and reads what it wrote. Only for a caller that writes the fold in the same
+   * transaction (the intake's EnsureSecret), so no empty row outlives it.
+   */
+  async load(db: SqlExecutor, accountIds: readonly string[], lock: boolean | 'creating' = true): Promise<Map<string, LoadedAccount>> {
+    if (lock === 'creating' && accountIds.length > 0) {
+      await db.query(
+        `INSERT INTO ${this.s}.account_webhooks (account_id, version) SELECT id, 0 FROM unnest($1::text[]) AS id ORDER BY id ON CONFLICT (account_id) DO NOTHING`,
+        [[...accountIds].sort()],
+      );
+    }
     const rows: Row[] = await db.query(
       `SELECT account_id, dlr_callback_url, sealed_secret, previous_secrets, version
          FROM ${this.s}.account_webhooks WHERE account_id = ANY($1::text[]) ORDER BY account_id ${lock ? 'FOR UPDATE' : ''}`,

@@ -103,7 +103,9 @@ export class DeliveryIntake {
       scheduled.push(delivery);
     }
     const withoutSecret = [...needSecret].filter((id) => accounts.get(id)?.state.sealedSecret === null).sort();
-    const locked = withoutSecret.length > 0 ? await this.accounts.load(db, withoutSecret, true) : new Map();
+    // Locked with a row made for a new account: two intakes of its first changes take turns, the
+    // second reading the secret the first gave it (docs/adr/0105-first-append-of-a-new-stream.md).
+    const locked = withoutSecret.length > 0 ? await this.accounts.load(db, withoutSecret, 'creating') : new Map();
     for (const accountId of withoutSecret) {
       const loaded = locked.get(accountId);
       if (!loaded || loaded.state.sealedSecret !== null) continue;
