@@ -95,5 +95,17 @@ describe('no status webhook lost under load', () => {
     }
     expect({ missing: missing.length, twice: twice.length, firstMissing: missing.slice(0, 5) }).toEqual({ missing: 0, twice: 0, firstMissing: [] });
     expect([...umids].filter((u) => sent.get(u) !== 1)).toEqual([]);
+
+    // The final-status reconciliation agrees: every final change it watched was handled (scheduled,
+    // or posted and recorded), so its gauge of unreported ones would stay at 0.
+    const wh = `"${ctx.stack.schemaPrefix}webhook_dispatcher"`;
+    const unhandled = async () =>
+      (
+        await ctx.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${wh}.final_status_watch w
+            WHERE NOT EXISTS (SELECT 1 FROM ${wh}.processed_messages p WHERE p.consumer = 'sms-batch-events' AND p.message_id = w.event_id)`,
+        )
+      )[0]?.n;
+    expect(await eventually(async () => ((await unhandled()) === 0 ? 0 : undefined), 15_000, 200).catch(() => unhandled())).toBe(0);
   }, 420_000);
 });

@@ -88,4 +88,13 @@ export class WebhookDispatcherConfig extends PlatformConfig {
   /** After a rotation, how long the previous signing secret still signs (both are sent). */
   @IsInt() @Min(0) @Max(30 * 86_400_000)
   WEBHOOK_SECRET_OVERLAP_MS = 86_400_000;
+
+  /**
+   * A final status change (delivered, undelivered, rejected) with somewhere to go that neither
+   * became a delivery nor was posted this long after it was published is reported as unreported
+   * (`webhook_dispatcher_unreported_final_statuses`, alert WebhookFinalStatusUnreported). Longer
+   * than the intake is ever expected to lag behind sms-batch's topic.
+   */
+  @IsInt() @Min(10_000) @Max(7 * 86_400_000)
+  WEBHOOK_RECONCILE_AFTER_MS = 900_000;
 }

@@ -24,6 +24,7 @@ describe('webhook dispatcher configuration', () => {
       WEBHOOK_MAX_IN_FLIGHT: 512,
       WEBHOOK_LEASE_MS: 60_000,
       WEBHOOK_SECRET_OVERLAP_MS: 86_400_000,
+      WEBHOOK_RECONCILE_AFTER_MS: 900_000,
     });
   });
 

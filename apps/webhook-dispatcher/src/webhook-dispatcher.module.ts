@@ -2,7 +2,7 @@ import { Inject, Module, type BeforeApplicationShutdown, type DynamicModule, typ
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { commandTopic, deadLetterTopic, eventTopic, KafkaConnection, MessageProducer } from '@seed/platform-kafka';
-import { LOGGER, PlatformModule, StartDeadline, type ServiceDefinition } from '@seed/platform-nest';
+import { LOGGER, PlatformModule, ServiceSchema, StartDeadline, type ServiceDefinition } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { WEBHOOK_DISPATCHER_COMMAND_TOPIC } from '@seed/webhook-dispatcher-contracts';
@@ -18,6 +18,9 @@ import { WebhookHttpClient } from './sending/webhook-http-client';
 import { WebhookQueueMetrics } from './sending/webhook-queue.metrics';
 import { WebhookSender } from './sending/webhook-sender';
 import type { WebhookDispatcherConfig } from './webhook-dispatcher.config';
+import { FinalStatusReconciler } from './reconciliation/final-status-reconciler';
+import { FinalStatusWatch } from './reconciliation/final-status-watch';
+import { FinalStatusWatchConsumer } from './reconciliation/final-status-watch.consumer';
 import { webhookMigrations } from './webhook.migrations';
 import { TRANSIT_SEALER, WEBHOOK_OPTIONS } from './webhook-options';
 
@@ -43,6 +46,8 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
   constructor(
     private readonly sender: WebhookSender,
     private readonly consumer: StatusEventConsumer,
+    private readonly watch: FinalStatusWatchConsumer,
+    private readonly reconciler: FinalStatusReconciler,
     private readonly deadline: StartDeadline,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -88,6 +93,7 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
                 retry: { baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, maxAgeMs: config.WEBHOOK_RETRY_MAX_AGE_MS },
                 breaker: { failureThreshold: config.WEBHOOK_BREAKER_FAILURES, cooldownMs: config.WEBHOOK_BREAKER_COOLDOWN_MS },
                 writeDown: (deliveries, leaseMs) => dataSource.transaction((tx) => directWrites.writeDown(tx, deliveries, leaseMs)),
+                recordSent: (eventIds) => directWrites.recordSent(dataSource.manager, eventIds),
               },
             ),
         },
@@ -99,6 +105,20 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
           useFactory: (connection: KafkaConnection, producer: MessageProducer, dataSource: DataSource, intake: DeliveryIntake, sender: SenderHandOver) =>
             new StatusEventConsumer(connection, producer, dataSource, intake, logger, sender),
         },
+        // The final-status reconciliation: a consumer group of its own beside the intake, and the
+        // report of what neither the intake nor the sender handled in time.
+        { provide: FinalStatusWatch, inject: [DataSource, ServiceSchema], useFactory: (dataSource: DataSource, schema: ServiceSchema) => new FinalStatusWatch(dataSource, schema.name) },
+        {
+          provide: FinalStatusWatchConsumer,
+          inject: [KafkaConnection, MessageProducer, DataSource, DeliveryIntake, FinalStatusWatch],
+          useFactory: (connection: KafkaConnection, producer: MessageProducer, dataSource: DataSource, intake: DeliveryIntake, watch: FinalStatusWatch) =>
+            new FinalStatusWatchConsumer(connection, producer, dataSource, intake, watch, logger),
+        },
+        {
+          provide: FinalStatusReconciler,
+          inject: [DataSource, FinalStatusWatch],
+          useFactory: (dataSource: DataSource, watch: FinalStatusWatch) => new FinalStatusReconciler(dataSource, watch, config.WEBHOOK_RECONCILE_AFTER_MS, logger),
+        },
       ],
     };
   }
@@ -106,11 +126,15 @@ export class WebhookDispatcherModule implements OnApplicationBootstrap, BeforeAp
   async onApplicationBootstrap(): Promise<void> {
     this.sender.start();
     await this.deadline.retry('kafka: status-event consumer', () => this.consumer.start());
+    await this.deadline.retry('kafka: final-status watch', () => this.watch.start());
+    this.reconciler.start();
     this.logger.info('webhook intake and sender started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.consumer.stop();
+    await this.watch.stop();
+    await this.reconciler.stop();
     await this.sender.stop();
     this.logger.info('webhook intake and sender stopped');
   }

@@ -131,4 +131,21 @@ export const webhookMigrations: Migration[] = [
       `ALTER TABLE ${s}.deliveries ADD COLUMN IF NOT EXISTS lease_token bigint`,
     ],
   },
+  {
+    // The final-status reconciliation (reconciliation/): each final status change with somewhere to
+    // go, as a consumer group of its own read it, until the intake or the sender recorded it as
+    // handled (processed_messages). Rows are removed once handled, so the table holds only what is
+    // in progress, and what went missing.
+    id: '010-final-status-watch',
+    statements: (s) => [
+      `CREATE TABLE IF NOT EXISTS ${s}.final_status_watch (
+         event_id text PRIMARY KEY,
+         umid text NOT NULL,
+         account_id text NOT NULL,
+         state text NOT NULL,
+         seen_at timestamptz NOT NULL DEFAULT now()
+       )`,
+      `CREATE INDEX IF NOT EXISTS final_status_watch_seen ON ${s}.final_status_watch (seen_at)`,
+    ],
+  },
 ];

@@ -80,7 +80,7 @@ const SERVICE_TOPICS: Record<PlatformServiceName, ServiceTopics> = {
     reads: [SMS_BATCH_EVENT_TOPIC, WEBHOOK_DISPATCHER_COMMAND_TOPIC],
     writes: [dlq(WEBHOOK_DISPATCHER_COMMAND_TOPIC), dlq(`${SMS_BATCH_EVENT_TOPIC}.webhook-dispatcher`), replies('api-gateway')],
     declares: ['webhook-dispatcher.events.v1'],
-    groups: ['webhook-dispatcher', 'webhook-dispatcher.sms-batch-events'],
+    groups: ['webhook-dispatcher', 'webhook-dispatcher.sms-batch-events', 'webhook-dispatcher.final-status-watch'],
   },
 };
 

@@ -90,6 +90,7 @@ describe('a ConcurrencyError in the middle of a batch', () => {
       retry: { baseDelayMs: 20, maxDelayMs: 20, maxAgeMs: 3_600_000 },
       breaker: { failureThreshold: 5, cooldownMs: 200 },
       writeDown: (items, leaseMs) => ds.transaction((tx) => store.directWrites.writeDown(tx, items, leaseMs)),
+      recordSent: (eventIds) => store.directWrites.recordSent(ds.manager, eventIds),
     });
     // Every third transaction of the intake does all its work, then fails as a concurrent append
     // would: its rows, dedup records and the offers' takes (leased rows and direct deliveries,
@@ -149,6 +150,14 @@ describe('a ConcurrencyError in the middle of a batch', () => {
     expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
     expect(await ds.query(`SELECT count(*)::int AS n FROM "${schema}".deliveries WHERE state = 'pending'`)).toEqual([{ n: 0 }]);
     for (const accountId of accounts.slice(1)) expect(await secretEvents(accountId)).toBe(1);
+    // Every one is recorded as handled (a delivery row, or a direct success): what the final-status reconciliation counts on.
+    const handled = await eventually(async () => {
+      const [row] = (await ds.query(`SELECT count(*)::int AS n FROM "${schema}".processed_messages WHERE consumer = 'sms-batch-events' AND message_id = ANY($1::text[])`, [
+        events.map((e) => e.eventId),
+      ])) as { n: number }[];
+      return row?.n === events.length ? row.n : undefined;
+    }, 10_000);
+    expect(handled).toBe(events.length);
 
     // The group's committed offsets reach the topic's end.
     const topic = connection.topic(SMS_BATCH_EVENT_TOPIC);

@@ -88,6 +88,7 @@ export class DeliveryPump {
     }
     ticket.state = 'done';
     state.direct--;
+    state.sent.push(ticket.scheduled.sourceEventId);
     ticket.settle();
     // Counted on the shared breaker only when it has something to clear (a delivery with no row
     // is skipped by the recording; its success still resets the breaker).

@@ -42,3 +42,10 @@ export interface DeliveryToWrite {
  * written; one missing was scheduled already by another replica (its partition moved), which owns it.
  */
 export type WriteDown = (deliveries: readonly DeliveryToWrite[], leaseMs: number) => Promise<Map<string, string>>;
+
+/**
+ * Records the status events of direct deliveries that succeeded as handled, in one statement: the
+ * record the final-status reconciliation finds them by (a success writes nothing else), and what
+ * keeps a redelivered copy of the event from being posted again.
+ */
+export type RecordSent = (sourceEventIds: readonly string[]) => Promise<void>;

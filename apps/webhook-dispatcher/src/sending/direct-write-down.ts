@@ -43,4 +43,9 @@ export class DirectWriteDown {
     );
     return new Map(held.map((h) => [h.deliveryId, h.leaseToken]));
   }
+
+  /** Direct deliveries that succeeded: their source events recorded as handled (RecordSent). */
+  async recordSent(db: SqlExecutor, sourceEventIds: readonly string[]): Promise<void> {
+    await this.processed.record(db, [...sourceEventIds]);
+  }
 }

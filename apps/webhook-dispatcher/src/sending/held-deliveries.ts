@@ -33,6 +33,8 @@ export class HeldDeliveries {
   readonly toRelease: Release[] = [];
   /** Direct deliveries to write down: failed, not settled in time, or handed back. */
   readonly toWrite: { delivery: DirectHeld; inFlight: boolean }[] = [];
+  /** Source events of direct deliveries that succeeded, to record as handled (SenderOptions.recordSent). */
+  readonly sent: string[] = [];
   readonly holder: string;
   held = 0;
   /** Direct deliveries not settled yet (also counted in `held` while waiting or in flight). */

@@ -25,8 +25,8 @@ export class OutcomeRecorder {
   /** Runs while the sender runs, and after it stopped until everything it held is written. */
   async run(): Promise<void> {
     const state = this.state;
-    while (state.running || state.outcomes.length > 0 || state.toRelease.length > 0 || state.toWrite.length > 0 || state.held > 0 || state.direct > 0) {
-      if (state.outcomes.length === 0 && state.toRelease.length === 0 && state.toWrite.length === 0) {
+    while (state.running || state.outcomes.length > 0 || state.toRelease.length > 0 || state.toWrite.length > 0 || state.sent.length > 0 || state.held > 0 || state.direct > 0) {
+      if (state.outcomes.length === 0 && state.toRelease.length === 0 && state.toWrite.length === 0 && state.sent.length === 0) {
         await state.flushPause.wait(state.options.idleMs);
         continue;
       }
@@ -36,6 +36,15 @@ export class OutcomeRecorder {
       } catch (error) {
         this.logger.error({ err: error }, 'writing direct deliveries down failed; retrying');
         state.toWrite.unshift(...writes);
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      const sent = state.sent.splice(0);
+      try {
+        if (sent.length > 0) await state.options.recordSent?.(sent);
+      } catch (error) {
+        this.logger.error({ err: error }, 'recording direct deliveries as sent failed; retrying');
+        state.sent.unshift(...sent);
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }

@@ -4,13 +4,19 @@ import type { SqlExecutor } from '@seed/platform-event-store';
 const CONSUMER = 'sms-batch-events';
 
 /**
- * Which of sms-batch's status events became deliveries (`processed_messages`): recorded in the
- * transaction that schedules them, by the intake or by the write-down of a direct delivery, so
- * that a redelivered event schedules nothing twice.
+ * Which of sms-batch's status events were handled (`processed_messages`): recorded in the
+ * transaction that schedules them as deliveries (by the intake, or by the write-down of a direct
+ * delivery), or once a direct delivery of theirs succeeded. A redelivered event schedules nothing
+ * twice, and the final-status reconciliation finds every handled one here.
  */
 export class ProcessedEvents {
   /** `s`: the service's quoted schema. */
   constructor(private readonly s: string) {}
+
+  /** An SQL condition: the status event whose id is in `eventIdColumn` was recorded as handled. */
+  handledSql(eventIdColumn: string): string {
+    return `EXISTS (SELECT 1 FROM ${this.s}.processed_messages p WHERE p.consumer = '${CONSUMER}' AND p.message_id = ${eventIdColumn})`;
+  }
 
   /** The events among `eventIds` recorded already. */
   async among(db: SqlExecutor, eventIds: string[]): Promise<Set<string>> {

@@ -1,5 +1,5 @@
 import type { BreakerPolicy, RetryPolicy } from '@seed/webhook-dispatcher-domain';
-import type { WriteDown } from './direct-delivery';
+import type { RecordSent, WriteDown } from './direct-delivery';
 
 export interface SenderOptions {
   /** Deliveries held at once: in flight, or waiting for their endpoint. */
@@ -17,6 +17,8 @@ export interface SenderOptions {
   holder?: string;
   /** Writes direct deliveries down (DirectWriteDown); without it the sender takes none (directOffer). */
   writeDown?: WriteDown;
+  /** Records direct successes as handled (DirectWriteDown.recordSent); without it they leave no record. */
+  recordSent?: RecordSent;
   /** How long direct deliveries may go unsettled before what is left of them is written down. */
   directWaitMs?: number;
 }

@@ -36,6 +36,9 @@ export const WEBHOOK_DESCRIPTION = 'Outbound message status changed';
 /** The sms-batch event types that stand for a status change (statusChangeOf); the others are never delivered. */
 export const STATUS_CHANGE_TYPES: ReadonlySet<string> = new Set(['MessageRejected', 'MessageSent', 'MessageDelivered', 'MessageUndelivered', 'InboundMessageReceived']);
 
+/** The status changes that end a message (no later one follows): the ones the final-status reconciliation watches for. */
+export const FINAL_STATUS_TYPES: ReadonlySet<string> = new Set(['MessageRejected', 'MessageDelivered', 'MessageUndelivered']);
+
 /**
  * The status change an sms-batch event stands for, or null for events that change no status a
  * webhook reports: `BatchSubmitted`, `ReceiptRecorded`, and `MessageQueued` (the batch response
