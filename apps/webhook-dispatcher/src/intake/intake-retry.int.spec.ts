@@ -4,8 +4,8 @@ import { ConcurrencyError, type SqlExecutor } from '@seed/platform-event-store';
 import { ensureTopics, eventTopic, MessageProducer, type KafkaConnection } from '@seed/platform-kafka';
 import { eventually, testKafka, testLogger, uniqueName } from '@seed/platform-testing';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
-import { accountStreamId, type SourceEvent } from '@seed/webhook-dispatcher-domain';
-import { closeTestDeliveryStore, openTestDeliveryStore, scriptedClient, type TestDeliveryStore } from '../sending/sender.test-helpers';
+import { accountStreamId } from '@seed/webhook-dispatcher-domain';
+import { closeTestDeliveryStore, committedToEnd, openTestDeliveryStore, scriptedClient, testStatusChange, type TestDeliveryStore, type TestStatusChange } from '../sending/sender.test-helpers';
 import { WebhookSender } from '../sending/webhook-sender';
 import { INTAKE_DEAD_LETTERS, INTAKE_GROUP, StatusEventConsumer } from './status-event.consumer';
 
@@ -25,19 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => closeTestDeliveryStore(ds, schema));
 
-type Change = SourceEvent & { streamId: string; data: { umid: string; accountId: string; [field: string]: unknown } };
-
-function change(accountId: string, umid: string, type: 'MessageSent' | 'MessageDelivered', url: string): Change {
-  const at = new Date().toISOString();
-  return {
-    eventId: randomUUID(),
-    type,
-    streamId: `sms-message-${umid}`,
-    streamPosition: type === 'MessageSent' ? 2 : 3,
-    occurredAt: at,
-    data: { umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId, subAccountId: `${accountId}_hq`, destination: '447911123456', source: null, smsCount: 1, dlrCallbackUrl: url, carrierMessageIds: ['1'], sentAt: at, deliveredAt: at },
-  };
-}
+const change = (accountId: string, umid: string, type: 'MessageSent' | 'MessageDelivered', url: string): TestStatusChange => testStatusChange(type, { accountId, umid, url });
 
 const secretEvents = async (accountId: string): Promise<number> =>
   ((await ds.query(`SELECT count(*)::int AS n FROM "${schema}".events WHERE stream_id = $1`, [accountStreamId(accountId)])) as { n: number }[])[0]?.n ?? -1;
@@ -128,9 +116,9 @@ describe('a ConcurrencyError in the middle of a batch', () => {
     await ds.transaction((tx) => store.intake.accept(tx, [change('old', warm, 'MessageSent', url)]));
     await eventually(async () => (scripted.posted.some((p) => p.umid === warm) ? true : undefined), 15_000, 20);
 
-    const events: Change[] = [];
+    const events: TestStatusChange[] = [];
     for (let round = 0; round < 6; round++) {
-      const sent: Change[] = [];
+      const sent: TestStatusChange[] = [];
       for (let i = 0; i < 100; i++) sent.push(change(accounts[i % accounts.length] as string, randomUUID(), 'MessageSent', url));
       const delivered = sent.map((e) => change(e.data.accountId, e.data.umid, 'MessageDelivered', url));
       for (const batch of [sent, delivered]) {
@@ -160,18 +148,6 @@ describe('a ConcurrencyError in the middle of a batch', () => {
     expect(handled).toBe(events.length);
 
     // The group's committed offsets reach the topic's end.
-    const topic = connection.topic(SMS_BATCH_EVENT_TOPIC);
-    const admin = connection.kafka.admin();
-    await admin.connect();
-    try {
-      await eventually(async () => {
-        const [high, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId: connection.group(INTAKE_GROUP), topics: [topic] })]);
-        const end = high.reduce((n, p) => n + Number(p.high), 0);
-        const done = (committed?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
-        return done === end ? true : undefined;
-      }, 15_000);
-    } finally {
-      await admin.disconnect();
-    }
+    await committedToEnd(connection, INTAKE_GROUP, connection.topic(SMS_BATCH_EVENT_TOPIC));
   });
 });

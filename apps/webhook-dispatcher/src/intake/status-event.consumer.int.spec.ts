@@ -8,6 +8,7 @@ import { dropSchema, eventually, openTestDataSource, testKafka, testKeyring, tes
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
 import { DeliveryStore } from '../sending/delivery-store';
+import { committedToEnd } from '../sending/sender.test-helpers';
 import { webhookMigrations } from '../webhook.migrations';
 import { DeliveryIntake } from './delivery-intake';
 import { INTAKE_DEAD_LETTERS, INTAKE_GROUP, StatusEventConsumer } from './status-event.consumer';
@@ -94,20 +95,8 @@ it('passes over status changes with nowhere to go without opening a transaction 
   const transactions = jest.spyOn(ds, 'transaction');
   try {
     await producer.send(SMS_BATCH_EVENT_TOPIC, [{ key: event.streamId, value: event, headers: { 'message-type': 'MessageDelivered' } }]);
-    const topic = connection.topic(SMS_BATCH_EVENT_TOPIC);
-    const admin = connection.kafka.admin();
-    await admin.connect();
-    try {
-      // Handled once the group's committed offsets reach the topic's end.
-      await eventually(async () => {
-        const [high, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId: connection.group(INTAKE_GROUP), topics: [topic] })]);
-        const end = high.reduce((n, p) => n + Number(p.high), 0);
-        const done = (committed?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
-        return done === end ? true : undefined;
-      });
-    } finally {
-      await admin.disconnect();
-    }
+    // Handled once the group's committed offsets reach the topic's end.
+    await committedToEnd(connection, INTAKE_GROUP, connection.topic(SMS_BATCH_EVENT_TOPIC));
     expect(transactions).not.toHaveBeenCalled();
     expect(await ds.query(`SELECT count(*)::int AS n FROM "${name}".processed_messages WHERE message_id = $1`, [event.eventId])).toEqual([{ n: 0 }]);
     expect(await ds.query(`SELECT count(*)::int AS n FROM "${name}".deliveries WHERE umid = $1`, [umid])).toEqual([{ n: 0 }]);

@@ -59,10 +59,8 @@ export class StatusEventConsumer {
     return this.consumer.stop();
   }
 
-  private async handleBatch(batch: RecordBatch): Promise<void> {
-    for (let i = 0; i < batch.messages.length; i += CHUNK) {
-      if (!batch.active()) return;
-      const chunk = batch.messages.slice(i, i + CHUNK);
+  private handleBatch(batch: RecordBatch): Promise<void> {
+    return batch.eachChunk(CHUNK, async (chunk) => {
       const events: { event: SourceEvent; message: BatchMessage }[] = [];
       for (const message of chunk) {
         // An event whose type (the relay's header) is no status change is passed over unread:
@@ -75,16 +73,13 @@ export class StatusEventConsumer {
       }
       const { scheduled, held, direct } = await batch.retrying(() => this.accept(batch, events), 'status events not handled');
       if (scheduled > 0) this.sink.scheduled(held);
-      // The chunk's offsets go only after its direct deliveries were sent or written down: until
-      // then the events on the topic are their only record.
+      // The chunk's offsets go (once this returns) only after its direct deliveries were sent or
+      // written down: until then the events on the topic are their only record.
       // Heartbeats go on meanwhile: a write-down that waits for the database (restarting, say) must
       // not cost the group membership, or the partition's uncommitted events, delivered already,
       // would be handled (and posted) again after the rebalance.
       if (direct.length > 0 && this.sink.sendDirect) await batch.whileBeating(this.sink.sendDirect(direct));
-      const last = chunk[chunk.length - 1];
-      if (last) batch.handled(last.offset);
-      await batch.heartbeat();
-    }
+    });
   }
 
   /**

@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { ensureTopics, eventTopic, MessageProducer, type KafkaConnection } from '@seed/platform-kafka';
 import { eventually, testKafka, testLogger, uniqueName } from '@seed/platform-testing';
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
-import type { SourceEvent } from '@seed/webhook-dispatcher-domain';
 import { INTAKE_DEAD_LETTERS } from '../intake/status-event.consumer';
-import { closeTestDeliveryStore, openTestDeliveryStore, type TestDeliveryStore } from '../sending/sender.test-helpers';
+import { closeTestDeliveryStore, openTestDeliveryStore, testStatusChange, type TestDeliveryStore, type TestStatusChange } from '../sending/sender.test-helpers';
 import { FinalStatusReconciler } from './final-status-reconciler';
 import { FinalStatusWatch } from './final-status-watch';
 import { FinalStatusWatchConsumer } from './final-status-watch.consumer';
@@ -45,21 +43,7 @@ afterAll(async () => {
   await closeTestDeliveryStore(ds, schema);
 });
 
-function change(type: 'MessageSent' | 'MessageDelivered' | 'MessageUndelivered', url: string | null): SourceEvent & { streamId: string; data: { umid: string; [field: string]: unknown } } {
-  const umid = randomUUID();
-  const at = new Date().toISOString();
-  return {
-    eventId: randomUUID(),
-    type,
-    streamId: `sms-message-${umid}`,
-    streamPosition: type === 'MessageSent' ? 2 : 3,
-    occurredAt: at,
-    data: {
-      umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId: 'acme', subAccountId: 'acme_hq', destination: '447911123456', source: null,
-      smsCount: 1, dlrCallbackUrl: url, carrierMessageIds: ['1'], sentAt: at, deliveredAt: at, undeliveredAt: at, status: 'UNDELIV', errorCode: '001',
-    },
-  };
-}
+const change = (type: 'MessageSent' | 'MessageDelivered' | 'MessageUndelivered', url: string | null): TestStatusChange => testStatusChange(type, { url });
 
 const watched = async (): Promise<string[]> => ((await ds.query(`SELECT event_id FROM "${schema}".final_status_watch ORDER BY event_id`)) as { event_id: string }[]).map((r) => r.event_id);
 

@@ -45,23 +45,18 @@ export class FinalStatusWatchConsumer {
     return this.consumer.stop();
   }
 
-  private async handleBatch(batch: RecordBatch): Promise<void> {
-    for (let i = 0; i < batch.messages.length; i += CHUNK) {
-      if (!batch.active()) return;
-      const chunk = batch.messages.slice(i, i + CHUNK);
+  private handleBatch(batch: RecordBatch): Promise<void> {
+    return batch.eachChunk(CHUNK, async (chunk) => {
       const finals: SourceEvent[] = [];
       for (const message of chunk) {
         const type = message.headers?.[MessageHeader.MessageType]?.toString();
         if (type !== undefined && !FINAL_STATUS_TYPES.has(type)) continue;
+        // A record that is no event is the intake's to dead-letter: it is not a final status either way.
         const event = finalOf(message.value);
         if (event) finals.push(event);
-        // A record that is no event is the intake's to dead-letter: it is not a final status either way.
       }
       if (finals.length > 0) await batch.retrying(() => this.record(finals), 'final status changes not watched');
-      const last = chunk[chunk.length - 1];
-      if (last) batch.handled(last.offset);
-      await batch.heartbeat();
-    }
+    });
   }
 
   private async record(finals: readonly SourceEvent[]): Promise<void> {

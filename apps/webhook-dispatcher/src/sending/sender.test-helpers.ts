@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { EventStore, eventStoreSchema, runMigrations } from '@seed/platform-event-store';
 import { ServiceSchema } from '@seed/platform-nest';
 import { parseKeyring } from '@seed/platform-secrets';
-import { dropSchema, openTestDataSource, testKeyring, testLogger } from '@seed/platform-testing';
+import type { KafkaConnection } from '@seed/platform-kafka';
+import { dropSchema, eventually, openTestDataSource, testKeyring, testLogger } from '@seed/platform-testing';
 import { WebhookHeader } from '@seed/webhook-dispatcher-contracts';
-import type { AttemptOutcome } from '@seed/webhook-dispatcher-domain';
+import type { AttemptOutcome, SourceEvent } from '@seed/webhook-dispatcher-domain';
 import { AccountWebhooksStore, SecretSealer } from '../accounts/account-webhooks.store';
 import { DeliveryIntake } from '../intake/delivery-intake';
 import { webhookMigrations } from '../webhook.migrations';
@@ -57,4 +59,41 @@ export function scriptedClient(answer: (posted: Posted, callsToUrl: number) => P
     destroy: () => undefined,
   };
   return { posted, client: client as unknown as WebhookHttpClient };
+}
+
+/** A status change of message `umid` as sms-batch publishes it (its envelope, the fields every change type reads). */
+export type TestStatusChange = SourceEvent & { streamId: string; data: { umid: string; accountId: string; [field: string]: unknown } };
+
+export function testStatusChange(
+  type: 'MessageSent' | 'MessageDelivered' | 'MessageUndelivered',
+  { accountId = 'acme', umid = randomUUID(), url }: { accountId?: string; umid?: string; url: string | null },
+): TestStatusChange {
+  const at = new Date().toISOString();
+  return {
+    eventId: randomUUID(),
+    type,
+    streamId: `sms-message-${umid}`,
+    streamPosition: type === 'MessageSent' ? 2 : 3,
+    occurredAt: at,
+    data: {
+      umid, batchId: randomUUID(), clientBatchId: null, clientMessageId: null, accountId, subAccountId: `${accountId}_hq`, destination: '447911123456', source: null,
+      smsCount: 1, dlrCallbackUrl: url, carrierMessageIds: ['1'], sentAt: at, deliveredAt: at, undeliveredAt: at, status: 'UNDELIV', errorCode: '001',
+    },
+  };
+}
+
+/** Waits until consumer group `groupId`'s committed offsets reach the end of every partition of `topic` (a prefixed name). */
+export async function committedToEnd(connection: KafkaConnection, groupId: string, topic: string, timeoutMs = 15_000): Promise<void> {
+  const admin = connection.kafka.admin();
+  await admin.connect();
+  try {
+    await eventually(async () => {
+      const [high, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId: connection.group(groupId), topics: [topic] })]);
+      const end = high.reduce((n, p) => n + Number(p.high), 0);
+      const done = (committed?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
+      return done === end ? true : undefined;
+    }, timeoutMs);
+  } finally {
+    await admin.disconnect();
+  }
 }

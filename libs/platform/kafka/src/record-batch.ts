@@ -56,6 +56,22 @@ export class RecordBatch {
     this.consumer.committer.handled(this.topic, this.partition, offset);
   }
 
+  /**
+   * The batch's records in chunks of `size`, in order, each handed to `handle` and then marked
+   * handled (its last offset), with a heartbeat after each. Stops before a chunk once the consumer
+   * stops or the partition went elsewhere: what is left is the next owner's.
+   */
+  async eachChunk(size: number, handle: (chunk: readonly BatchMessage[]) => Promise<void>): Promise<void> {
+    for (let i = 0; i < this.messages.length; i += size) {
+      if (!this.active()) return;
+      const chunk = this.messages.slice(i, i + size);
+      await handle(chunk);
+      const last = chunk[chunk.length - 1];
+      if (last) this.handled(last.offset);
+      await this.heartbeat();
+    }
+  }
+
   /** Waits for `work`, with a heartbeat every second meanwhile (kafkajs sends none on its own while a batch is handled). */
   async whileBeating<T>(work: Promise<T>): Promise<T> {
     const timer = setInterval(() => void this.heartbeat().catch(() => undefined), HEARTBEAT_MS);
