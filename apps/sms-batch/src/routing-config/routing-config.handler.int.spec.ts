@@ -90,11 +90,16 @@ describe('RoutingConfigHandler', () => {
     expect((await stored()).length).toBe(before);
   });
 
-  it('keeps the stored password on a replace without one, and replaces it when one is given', async () => {
+  it('keeps the stored password on a replace without one to the same endpoint, and replaces it when one is given', async () => {
     const sealedBefore = (await storedCarrier('a')).sealedPassword;
-    ok(await putCarrier('a', carrier({ url: 'smpps://seed@smsc-a.example:3550', window: 50 })));
+    ok(await putCarrier('a', carrier({ url: 'smpp://seed@smsc-a.example:2775', window: 50 })));
     const kept = await storedCarrier('a');
-    expect(kept).toMatchObject({ tls: true, port: 3550, window: 50, sealedPassword: sealedBefore });
+    expect(kept).toMatchObject({ tls: false, port: 2775, window: 50, sealedPassword: sealedBefore });
+    // Moved (another scheme and port) without the password: refused, nothing written.
+    const before = (await stored()).length;
+    const moved = await putCarrier('a', carrier({ url: 'smpps://seed@smsc-a.example:3550' }));
+    expect(moved).toMatchObject({ ok: false, failure: { status: 400, code: 1000, message: expect.stringContaining('must carry the password') } });
+    expect((await stored()).length).toBe(before);
     ok(await putCarrier('a', carrier({ url: 'smpp://seed:n3w@smsc-a.example' })));
     expect(passwords.open((await storedCarrier('a')).sealedPassword)).toBe('n3w');
     ok(await putCarrier('a', carrier({ url: null, window: 60 })));

@@ -105,11 +105,17 @@ function putCarrier(carrierId: string, settings: CarrierSettings, state: Routing
   requireId(carrierId, CARRIER_ID_PATTERN, 'carrierId');
   const limits = validCarrierLimits(settings);
   const stored = state.carriers.get(carrierId);
+  const { tls, host, port, systemId } = settings.endpoint;
+  // The stored password goes only where it went before: a replace that moves the carrier (scheme,
+  // host, port) or binds as another system_id must give the password again, or a PUT could send
+  // the carrier's password to an endpoint of the caller's choosing (or in clear, smpps -> smpp).
+  if (settings.sealedPassword === null && stored && (stored.tls !== tls || stored.host !== host || stored.port !== port || stored.systemId !== systemId)) {
+    throw new RoutingConfigError('invalid', 'the url must carry the password when the scheme, host, port or system_id changes: smpp://system_id:password@host:port');
+  }
   const sealedPassword = settings.sealedPassword ?? stored?.sealedPassword;
   if (typeof sealedPassword !== 'string' || sealedPassword === '') {
     throw new RoutingConfigError('invalid', `the url of a new carrier must carry its password: smpp://system_id:password@host:port`);
   }
-  const { tls, host, port, systemId } = settings.endpoint;
   const configured: CarrierConfiguredV1 = { carrierId, tls, host, port, systemId, sealedPassword, ...limits, configuredAt: now };
   if (stored && sameSettings(stored, configured, 'configuredAt')) return [];
   return [{ type: 'CarrierConfigured', schemaVersion: 1, data: configured }];

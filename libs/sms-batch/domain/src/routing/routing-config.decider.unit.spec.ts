@@ -91,6 +91,19 @@ describe('carriers', () => {
     expect(event).toMatchObject({ type: 'CarrierConfigured', data: { sealedPassword: 'sealed.v1.k1.iv.pw-a', window: 50 } });
   });
 
+  it.each([
+    ['the scheme (smpps to smpp)', { tls: false }],
+    ['the host', { host: 'elsewhere.example.net' }],
+    ['the port', { port: 2776 }],
+    ['the system_id', { systemId: 'other' }],
+  ])('refuses to keep the stored password when a replace changes %s without giving it', (_what, change) => {
+    const state = given(putCarrier('a', settings({ endpoint: { tls: true, host: 'smsc.example.net', port: 2775, systemId: 'seed' } })));
+    const moved = settings({ sealedPassword: null, endpoint: { tls: true, host: 'smsc.example.net', port: 2775, systemId: 'seed', ...change } });
+    expect(refused(state, putCarrier('a', moved))).toMatchObject({ code: 'invalid', message: expect.stringContaining('must carry the password') });
+    // With the password, the move is taken.
+    expect(when(state, putCarrier('a', { ...moved, sealedPassword: 'sealed.v1.k1.iv.pw-c' }))).toHaveLength(1);
+  });
+
   it('replaces the password when a replace carries one', () => {
     const [event] = when(given(putCarrier('a')), putCarrier('a', settings({ sealedPassword: 'sealed.v1.k1.iv.pw-b' })));
     expect(event?.data).toMatchObject({ sealedPassword: 'sealed.v1.k1.iv.pw-b' });
