@@ -80,9 +80,16 @@ function defaultCharacter(septet: number): string {
   return GSM7_DEFAULT_ALPHABET[septet] ?? UNREADABLE_CHARACTER;
 }
 
+/**
+ * NUL (an IA5 or Latin-1 0x00, a UCS-2 0x0000) is no character a handset shows, and PostgreSQL's
+ * jsonb cannot hold U+0000: a text with one could never be recorded, and the carrier would retry
+ * its deliver_sm for ever. It reads as U+FFFD, like any other octet no character is read from.
+ */
+const NUL = 0;
+
 function decodeSingleOctets(bytes: Uint8Array, highest: number): string {
   let text = '';
-  for (const byte of bytes) text += byte <= highest ? String.fromCharCode(byte) : UNREADABLE_CHARACTER;
+  for (const byte of bytes) text += byte <= highest && byte !== NUL ? String.fromCharCode(byte) : UNREADABLE_CHARACTER;
   return text;
 }
 
@@ -102,7 +109,7 @@ function decodeUtf16be(bytes: Uint8Array): string {
       text += String.fromCharCode(unit, next);
       i++;
     } else {
-      text += isHighSurrogate(unit) || isLowSurrogate(unit) ? UNREADABLE_CHARACTER : String.fromCharCode(unit);
+      text += unit === NUL || isHighSurrogate(unit) || isLowSurrogate(unit) ? UNREADABLE_CHARACTER : String.fromCharCode(unit);
     }
   }
   return bytes.length % 2 === 1 ? text + UNREADABLE_CHARACTER : text;

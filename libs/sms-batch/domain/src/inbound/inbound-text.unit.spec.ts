@@ -24,6 +24,25 @@ describe('encodingOfDataCoding', () => {
 });
 
 describe('decodeUserData', () => {
+  it('reads a NUL (IA5, Latin-1, UCS-2) as U+FFFD, never as U+0000, which jsonb cannot hold', () => {
+    expect(decodeUserData(Uint8Array.from([0x48, 0x00, 0x69]), 'ASCII')).toBe(`H${UNREADABLE_CHARACTER}i`);
+    expect(decodeUserData(Uint8Array.from([0x00]), 'LATIN1')).toBe(UNREADABLE_CHARACTER);
+    expect(ucs2(0x00, 0x00, 0x00, 0x41)).toBe(`${UNREADABLE_CHARACTER}A`);
+  });
+
+  it('answers text JSON and PostgreSQL can store for any octets in any encoding (seeded, 20,000 payloads)', () => {
+    let seed = 0x5eed;
+    const next = (): number => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
+    const encodings = ['GSM7', 'ASCII', 'UCS2', 'LATIN1', 'BINARY'] as const;
+    for (let i = 0; i < 20_000; i++) {
+      const bytes = Uint8Array.from({ length: next() }, next);
+      const text = decodeUserData(bytes, encodings[i % encodings.length] as (typeof encodings)[number]);
+      // No NUL, and no lone surrogate (jsonb refuses both): the text survives a round trip as well-formed UTF-8.
+      expect(text.includes('\u0000')).toBe(false);
+      expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text);
+    }
+  });
+
   it('reads unpacked GSM-7 septets with the default alphabet', () => {
     expect(gsm(0x00, 0x01, 0x02, 0x48, 0x69, 0x0a, 0x7f)).toBe('@£$Hi\nà');
   });
