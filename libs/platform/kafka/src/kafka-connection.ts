@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
+import { kafkaLogLevel } from './kafka-log-level';
 import { applyKafkaJsIdleTimerFix } from './kafkajs-idle-timer.fix';
 import type { KafkaSecurity } from './kafka-security';
 
@@ -15,13 +16,6 @@ export interface KafkaSettings {
   /** TLS and SASL options (kafkaSecurity()); none for a plaintext, unauthenticated cluster. */
   security?: KafkaSecurity;
 }
-
-const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'info',
-  [logLevel.DEBUG]: 'debug',
-};
 
 /** The one place that builds a kafkajs client; its log lines go to the service's pino logger. */
 export class KafkaConnection {
@@ -43,7 +37,7 @@ export class KafkaConnection {
         () =>
         ({ level, log }: LogEntry) => {
           const { message, ...extra } = log;
-          logger[levels[level] ?? 'info']({ kafka: extra }, message);
+          logger[kafkaLogLevel(level, log)]({ kafka: extra }, message);
         },
     });
   }

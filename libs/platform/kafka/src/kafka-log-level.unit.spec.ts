@@ -1,0 +1,27 @@
+import { logLevel } from 'kafkajs';
+import { kafkaLogLevel } from './kafka-log-level';
+
+describe('kafkaLogLevel', () => {
+  it.each([
+    ['This server is not the leader for that topic-partition', 'Response Produce(key: 0, version: 7)'],
+    ['This server does not host this topic-partition', 'Response Metadata(key: 3, version: 6)'],
+    ['The group is rebalancing, so a rejoin is needed', 'Response Heartbeat(key: 12, version: 3)'],
+    ['Topic with this name already exists', 'Response CreateTopics(key: 19, version: 3)'],
+    ['The coordinator is loading and hence can\'t process requests for this group', 'Response JoinGroup(key: 11, version: 5)'],
+  ])('reads a broker answer with an expected protocol error (%s) as a warning', (error, message) => {
+    expect(kafkaLogLevel(logLevel.ERROR, { message, error })).toBe('warn');
+  });
+
+  it('keeps what an operator must see at error level: refusals, crashes, and anything else kafkajs calls an error', () => {
+    expect(kafkaLogLevel(logLevel.ERROR, { message: 'Response Produce(key: 0, version: 7)', error: 'Not authorized to access topics: [Topic authorization failed]' })).toBe('error');
+    expect(kafkaLogLevel(logLevel.ERROR, { message: 'Response Produce(key: 0, version: 7)', error: 'The request included a message larger than the max message size the server will accept' })).toBe('error');
+    expect(kafkaLogLevel(logLevel.ERROR, { message: 'Crash: KafkaJSNumberOfRetriesExceeded: This server is not the leader for that topic-partition' })).toBe('error');
+    expect(kafkaLogLevel(logLevel.ERROR, { message: 'Response Produce(key: 0, version: 7)' })).toBe('error');
+  });
+
+  it('passes kafkajs\'s other levels through', () => {
+    expect(kafkaLogLevel(logLevel.WARN, { message: 'anything' })).toBe('warn');
+    expect(kafkaLogLevel(logLevel.INFO, { message: 'anything' })).toBe('info');
+    expect(kafkaLogLevel(logLevel.DEBUG, { message: 'anything' })).toBe('debug');
+  });
+});
