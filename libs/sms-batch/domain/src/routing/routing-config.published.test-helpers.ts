@@ -62,7 +62,15 @@ export const DOCUMENTED_CONFIG: { command: RoutingConfigCommand; at: string }[] 
 const VARIED_CONFIG: { command: RoutingConfigCommand; at: string }[] = [
   ...DOCUMENTED_CONFIG.slice(0, 2),
   { command: { type: 'PutRoute', routeId: 'all', route: route({ position: -1, mode: 'failover', match: { prefixes: [], countries: ['GB', 'DE'], accountIds: ['acme'], subAccountIds: ['acme_hq'] }, price: null, carriers: [{ carrierId: 'carrier-b', weight: 1 }] }) }, at: '2030-01-15T09:03:00.000Z' },
-  { command: { type: 'PutCarrier', carrierId: 'carrier-b', carrier: carrier({ sealedPassword: null, enabled: false, maxPerSecond: 50, source: { ton: 5, npi: 0 } }) }, at: '2030-01-15T09:04:00.000Z' },
+  // A replace without the password, to the same endpoint (the stored password goes nowhere else).
+  {
+    command: {
+      type: 'PutCarrier',
+      carrierId: 'carrier-b',
+      carrier: carrier({ endpoint: { tls: true, host: 'smpp.carrier-b.example', port: 3550, systemId: 'acme' }, sealedPassword: null, enabled: false, maxPerSecond: 50, source: { ton: 5, npi: 0 } }),
+    },
+    at: '2030-01-15T09:04:00.000Z',
+  },
 ];
 
 /** The events of `steps` decided in turn, as the relay publishes them. */
