@@ -95,6 +95,8 @@ describe('unauthenticated load', () => {
     const attacked: number[] = [];
     const refusals: number[] = [];
     const rounds: string[] = [];
+    /** Per round, whether its p99 under attack kept within the bar of its own p99 alone. */
+    const roundsWithin: boolean[] = [];
     let failedAlone = 0;
     let failedAttacked = 0;
     const attacks: AttackStats[] = [];
@@ -115,6 +117,7 @@ describe('unauthenticated load', () => {
         attacked.push(...loud.times);
         failedAttacked += loud.failures;
         rounds.push(`  round ${round + 1}: alone p99 ${quiet.p99.toFixed(1)} ms, under attack p99 ${loud.p99.toFixed(1)} ms`);
+        roundsWithin.push(loud.p99 <= P99_FACTOR * quiet.p99 + P99_SLACK_MS);
         // How soon the gateway refuses one more, timed from this (unloaded) event loop: headers only.
         for (let i = 0; i < 10; i++) {
           const started = performance.now();
@@ -151,7 +154,10 @@ describe('unauthenticated load', () => {
 
     expect(baseline.failures).toBe(0);
     expect(underAttack.failures).toBe(0);
-    expect(underAttack.p99).toBeLessThanOrEqual(bound);
+    // Judged per round, alone and under attack side by side, and by the median round: the cores are
+    // shared with the other test file of the run, so one round can be slowed by that file's own
+    // load, alone or under attack. A gateway that the attack really slows fails every round.
+    expect(roundsWithin.filter(Boolean).length).toBeGreaterThan(ROUNDS / 2);
     // Every unauthenticated post was refused, quickly, and none got its 16 MB in.
     expect(attackStats.answered).toBeGreaterThanOrEqual(ATTACKERS);
     expect(Object.keys(attackStats.statuses)).toEqual(['401']);
