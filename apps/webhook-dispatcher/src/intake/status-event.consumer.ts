@@ -67,7 +67,7 @@ export class StatusEventConsumer {
         // a third of sms-batch's events are MessageQueued, the largest of them.
         const type = message.headers?.[MessageHeader.MessageType]?.toString();
         if (type !== undefined && !STATUS_CHANGE_TYPES.has(type)) continue;
-        const event = parseEvent(message.value);
+        const event = parseSourceEvent(message.value);
         if (event) events.push({ event, message });
         else await batch.deadLetter(message, 'not an event envelope');
       }
@@ -117,7 +117,8 @@ export class StatusEventConsumer {
   }
 }
 
-function parseEvent(value: Buffer | null): SourceEvent | null {
+/** A record's value as an event envelope of sms-batch's topic, or null when it is none. */
+export function parseSourceEvent(value: Buffer | null): SourceEvent | null {
   try {
     const e = JSON.parse(value?.toString() ?? '') as Partial<SourceEvent>;
     if (typeof e.eventId !== 'string' || typeof e.type !== 'string' || typeof e.streamPosition !== 'number' || typeof e.occurredAt !== 'string') return null;

@@ -5,7 +5,7 @@ import { ResilientConsumer, type KafkaConnection, type MessageProducer, type Rec
 import { SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
 import { callbackUrlProblem, FINAL_STATUS_TYPES, type SourceEvent } from '@seed/webhook-dispatcher-domain';
 import type { DeliveryIntake } from '../intake/delivery-intake';
-import { INTAKE_DEAD_LETTERS } from '../intake/status-event.consumer';
+import { INTAKE_DEAD_LETTERS, parseSourceEvent } from '../intake/status-event.consumer';
 import type { FinalStatusWatch } from './final-status-watch';
 
 /** A consumer group of its own: nothing the intake commits, skips or rolls back changes what this one sees. */
@@ -52,8 +52,8 @@ export class FinalStatusWatchConsumer {
         const type = message.headers?.[MessageHeader.MessageType]?.toString();
         if (type !== undefined && !FINAL_STATUS_TYPES.has(type)) continue;
         // A record that is no event is the intake's to dead-letter: it is not a final status either way.
-        const event = finalOf(message.value);
-        if (event) finals.push(event);
+        const event = parseSourceEvent(message.value);
+        if (event && FINAL_STATUS_TYPES.has(event.type)) finals.push(event);
       }
       if (finals.length > 0) await batch.retrying(() => this.record(finals), 'final status changes not watched');
     });
@@ -65,16 +65,5 @@ export class FinalStatusWatchConsumer {
       .filter(({ url }) => !callbackUrlProblem(url))
       .map(({ event, change }) => ({ eventId: event.eventId, umid: change.umid, accountId: change.accountId, state: event.type }));
     await this.watch.watch(this.dataSource, watched);
-  }
-}
-
-function finalOf(value: Buffer | null): SourceEvent | null {
-  try {
-    const e = JSON.parse(value?.toString() ?? '') as Partial<SourceEvent>;
-    if (typeof e.eventId !== 'string' || typeof e.type !== 'string' || !FINAL_STATUS_TYPES.has(e.type)) return null;
-    if (typeof e.data !== 'object' || e.data === null) return null;
-    return e as SourceEvent;
-  } catch {
-    return null;
   }
 }

@@ -61,17 +61,18 @@ export class FinalStatusWatch {
   /** The count of unreported rows (up to UNREPORTED_COUNT_CAP), as one row for the metrics' gauge. */
   unreportedCountSql(afterMs: number): string {
     return `SELECT count(*)::float8 AS unreported FROM (
-              SELECT 1 FROM ${this.s}.final_status_watch w
-               WHERE w.seen_at < now() - make_interval(secs => ${Math.floor(afterMs) / 1000}) AND NOT ${this.processed.handledSql('w.event_id')}
-               LIMIT ${UNREPORTED_COUNT_CAP}) u`;
+              SELECT 1 FROM ${this.s}.final_status_watch w WHERE ${this.unreportedSql(String(Math.floor(afterMs)))} LIMIT ${UNREPORTED_COUNT_CAP}) u`;
+  }
+
+  /** Rows `w` seen more than `afterMs` (an SQL expression, in milliseconds) ago and not handled. */
+  private unreportedSql(afterMs: string): string {
+    return `w.seen_at < now() - make_interval(secs => ${afterMs}::double precision / 1000) AND NOT ${this.processed.handledSql('w.event_id')}`;
   }
 
   /** The oldest unreported rows, for the log. */
   async unreported(afterMs: number, limit: number): Promise<UnreportedFinal[]> {
     const rows: { event_id: string; umid: string; account_id: string; state: string; seen_at: Date }[] = await this.dataSource.query(
-      `SELECT event_id, umid, account_id, state, seen_at FROM ${this.s}.final_status_watch w
-        WHERE w.seen_at < now() - make_interval(secs => $1::double precision / 1000) AND NOT ${this.processed.handledSql('w.event_id')}
-        ORDER BY w.seen_at LIMIT $2`,
+      `SELECT event_id, umid, account_id, state, seen_at FROM ${this.s}.final_status_watch w WHERE ${this.unreportedSql('$1')} ORDER BY w.seen_at LIMIT $2`,
       [afterMs, limit],
     );
     return rows.map((r) => ({ eventId: r.event_id, umid: r.umid, accountId: r.account_id, state: r.state, seenAt: new Date(r.seen_at).toISOString() }));
