@@ -39,25 +39,22 @@ export class OutcomeRecorder {
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }
+      // The record of direct successes goes beside the outcomes, not before them: nothing waits
+      // for it, and the outcomes answer the endpoints' breakers the pump waits for.
       const sent = state.sent.splice(0);
-      try {
-        if (sent.length > 0) await state.options.recordSent?.(sent);
-      } catch (error) {
-        this.logger.error({ err: error }, 'recording direct deliveries as sent failed; retrying');
-        state.sent.unshift(...sent);
-        await new Promise((r) => setTimeout(r, 500));
-        continue;
-      }
       const outcomes = state.outcomes.splice(0);
       const releases = state.toRelease.splice(0);
-      try {
-        await this.record(outcomes, releases);
-      } catch (error) {
-        this.logger.error({ err: error }, 'recording delivery outcomes failed; retrying');
+      const [recordedSent, recorded] = await Promise.allSettled([sent.length > 0 ? state.options.recordSent?.(sent) : undefined, this.record(outcomes, releases)]);
+      if (recordedSent.status === 'rejected') {
+        this.logger.error({ err: recordedSent.reason }, 'recording direct deliveries as sent failed; retrying');
+        state.sent.unshift(...sent);
+      }
+      if (recorded.status === 'rejected') {
+        this.logger.error({ err: recorded.reason }, 'recording delivery outcomes failed; retrying');
         state.outcomes.unshift(...outcomes);
         state.toRelease.unshift(...releases);
-        await new Promise((r) => setTimeout(r, 500));
       }
+      if (recordedSent.status === 'rejected' || recorded.status === 'rejected') await new Promise((r) => setTimeout(r, 500));
     }
   }
 
