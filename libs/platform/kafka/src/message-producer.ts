@@ -19,6 +19,15 @@ interface PendingSend {
 const COMPRESS_FROM_BYTES = 4096;
 
 /**
+ * Broker answers that end an idempotent producer's identity: the broker and the producer no longer
+ * agree on the sequence numbers of its producer id (seen after a broker restart under load, as a
+ * partition's leader moved mid-batch), or the id is gone. kafkajs neither retries nor recovers
+ * from them: every later send of that producer fails the same way (seen for minutes, until the
+ * process restarts). The Java client bumps the epoch; the equivalent here is a new producer.
+ */
+const LOST_PRODUCER_IDENTITY = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
+
+/**
  * An idempotent producer (no duplicates from its own retries, order kept per partition) whose
  * sends resolve only once the broker acknowledged them, so failures reach the caller.
  *
@@ -29,18 +38,15 @@ const COMPRESS_FROM_BYTES = 4096;
  * rejected) with its outcome. Order per topic and key is the order of the calls.
  */
 export class MessageProducer {
-  private readonly producer: Producer;
+  private producer: Producer;
   private connected: Promise<void> | undefined;
   private waiting: PendingSend[] = [];
   private inFlight = false;
+  /** How many times a producer was replaced after the broker stopped accepting its identity. */
+  renewals = 0;
 
   constructor(private readonly connection: KafkaConnection) {
-    this.producer = connection.kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: keyPartitioner,
-    });
+    this.producer = this.newProducer();
   }
 
   connect(): Promise<void> {
@@ -70,13 +76,44 @@ export class MessageProducer {
   /** Forwards records as they are (dead letters keep the original bytes); `topic` is already prefixed. */
   async sendRaw(topic: string, records: readonly { key: string; value: Buffer | null; headers: Record<string, string> }[]): Promise<void> {
     await this.connect();
-    await this.producer.send({ topic, acks: -1, messages: records.map((r) => ({ ...r })) });
+    const producer = this.producer;
+    try {
+      await producer.send({ topic, acks: -1, messages: records.map((r) => ({ ...r })) });
+    } catch (error) {
+      this.renewIfLost(producer, error);
+      throw error;
+    }
   }
 
   async disconnect(): Promise<void> {
     if (!this.connected) return;
     this.connected = undefined;
     await this.producer.disconnect();
+  }
+
+  private newProducer(): Producer {
+    return this.connection.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: keyPartitioner,
+    });
+  }
+
+  /**
+   * After an answer that ends the producer's identity, later sends go through a new producer (a new
+   * producer id from the broker). The failed request's callers still get their error: some of its
+   * partitions may have been written, and a resend under a new id would not be deduplicated by the
+   * broker, so resending is theirs to decide (each has an idempotent way: a command id, an outbox).
+   */
+  private renewIfLost(failed: Producer, error: unknown): void {
+    if (failed !== this.producer || !lostIdentity(error)) return;
+    this.renewals += 1;
+    this.connection.logger.warn({ err: error, renewals: this.renewals }, 'the broker no longer accepts this producer\'s sequence numbers; sending through a new producer');
+    this.producer = this.newProducer();
+    const wasConnected = this.connected !== undefined;
+    this.connected = undefined;
+    if (wasConnected) void failed.disconnect().catch(() => undefined);
   }
 
   /** Sends everything waiting as one request, then whatever arrived meanwhile, until none is left. */
@@ -94,14 +131,17 @@ export class MessageProducer {
           if (entry) entry.messages.push(...send.messages);
           else byTopic.set(send.topic, { topic: send.topic, messages: [...send.messages] });
         }
+        const producer = this.producer;
         try {
-          await this.producer.sendBatch({
+          await this.connect();
+          await producer.sendBatch({
             topicMessages: [...byTopic.values()],
             acks: -1,
             compression: bytes >= COMPRESS_FROM_BYTES ? CompressionTypes.GZIP : CompressionTypes.None,
           });
           for (const send of batch) send.resolve();
         } catch (error) {
+          this.renewIfLost(producer, error);
           for (const send of batch) send.reject(error);
         }
       }
@@ -109,4 +149,13 @@ export class MessageProducer {
       this.inFlight = false;
     }
   }
+}
+
+/** Whether the error, or one it wraps (kafkajs wraps in `cause`, `originalError` and `errors`), ends the producer's identity. */
+function lostIdentity(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 4) return false;
+  const e = error as { type?: unknown; cause?: unknown; originalError?: unknown; errors?: unknown };
+  if (typeof e.type === 'string' && LOST_PRODUCER_IDENTITY.has(e.type)) return true;
+  const inner = [e.cause, e.originalError, ...(Array.isArray(e.errors) ? e.errors : [])];
+  return inner.some((cause) => lostIdentity(cause, depth + 1));
 }
