@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
 import { Client } from 'pg';
 import { eventually, privateKafka, requireEnv, stackProcess, startStack, type PrivateInfra } from '@seed/platform-testing';
 import { createToken, logIn } from './support/agent';
-import { sendBatch, ukMobile, type Account } from './support/http';
+import { request, sendBatch, ukMobile, type Account } from './support/http';
 import { smsc } from './support/smsc';
 import { useStarted } from './support/stack';
 import { generate, receivedCodes } from './support/verify';
@@ -147,6 +147,46 @@ describe('the stack with one Kafka user and one PostgreSQL role per service', ()
       await consumer.disconnect();
     }
   });
+
+  it("refuses an operator command forged with verification's user: no write to sms-batch's own topic, and dead-lettered unrun from its sends topic", async () => {
+    const forged = { commandId: randomUUID(), type: 'PutCarrier', issuedAt: new Date().toISOString(), data: { carrierId: 'forged', carrier: { url: 'smpp://attacker:secret@127.0.0.1:2775' } } };
+    const record = { key: account.subAccountId, value: JSON.stringify(forged), headers: { 'message-id': forged.commandId } };
+    const producer = client(as('seed-verification')).producer();
+    await producer.connect();
+    try {
+      await expect(producer.send({ topic: 'sms-batch.commands.v1', messages: [record] })).rejects.toThrow(/not authorized/i);
+      // Its own sends topic takes the record (its ACL allows it); sms-batch refuses what it asks.
+      await producer.send({ topic: 'sms-batch.service-commands.v1', messages: [record] });
+    } finally {
+      await producer.disconnect();
+    }
+    const reason = await deadLetterReason(forged.commandId);
+    expect(reason).toMatch(/command type PutCarrier is not taken from sms-batch\.service-commands\.v1: its writers may send only SubmitBatch, SubmitBatches/);
+    expect((await request(`${ctx.stack.adminUrl}/admin/v1/carriers/forged`, { token: ctx.stack.adminToken, method: 'GET' })).status).toBe(404);
+  });
+
+  /** The dead-letter reason of a command in sms-batch's dead letters, read as the broker's admin. */
+  const deadLetterReason = async (commandId: string): Promise<string> => {
+    const consumer = client(as('admin')).consumer({ groupId: `e2e-dlq-${randomUUID()}` });
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic: 'sms-batch.commands.v1.dlq', fromBeginning: true });
+      return await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no dead letter of ${commandId} within 30 s`)), 30_000);
+        consumer
+          .run({
+            eachMessage: async ({ message }) => {
+              if (message.headers?.['message-id']?.toString() !== commandId) return;
+              clearTimeout(timer);
+              resolve(message.headers['dead-letter-reason']?.toString() ?? '');
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await consumer.disconnect();
+    }
+  };
 
   it('refuses a wrong password, a client without one, and a connection without TLS', async () => {
     const admin = (sasl: SASLOptions | undefined, ssl?: false) => client(sasl, ssl).admin();

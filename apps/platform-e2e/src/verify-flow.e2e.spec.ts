@@ -133,7 +133,7 @@ describe('Verify v2: generate, send, validate', () => {
     const clientBatchId = `verify-${uid}-1`;
     const read = (topic: string, done: (records: readonly ConsumedRecord[]) => boolean) => consumeUntil(`${stack.topicPrefix}${topic}`, done);
     const checks = await read('verification.commands.v1', (rs) => rs.filter((r) => JSON.stringify(r.value).includes(uid) && r.value['type'] === 'CheckVerification').length >= 2);
-    const smsRequests = await read('sms-batch.commands.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(clientBatchId)));
+    const smsRequests = await read('sms-batch.service-commands.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(clientBatchId)));
     const smsReplies = await read('verification.replies.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(clientBatchId)));
     const gatewayReplies = await read('api-gateway.replies.v1', (rs) => rs.some((r) => JSON.stringify(r.value).includes(uid) && JSON.stringify(r.value).includes('"VERIFIED"')));
     // The follower's SubmitBatches: one batch per SMS of its pass.

@@ -1,7 +1,7 @@
 import { ProjectionGroup } from '@seed/platform-event-store';
 import { commandTopic, deadLetterTopic, eventTopic } from '@seed/platform-kafka';
 import type { ServiceDefinition } from '@seed/platform-nest';
-import { SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
+import { SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_EVENT_TOPIC, SMS_BATCH_SERVICE_COMMAND_TOPIC } from '@seed/sms-batch-contracts';
 import { inboundMigrations } from './inbound/inbound.migrations';
 import { InboundMessagesProjection } from './inbound/inbound-messages.projection';
 import { optOutMigrations, OptOutsProjection } from './opt-outs/opt-outs.projection';
@@ -16,7 +16,7 @@ export const smsBatchService: ServiceDefinition = {
   name: 'sms-batch',
   schema: 'sms_batch',
   migrations: [...readModelMigrations, ...clientBatchMigrations, ...sendingMigrations, ...messageErrorMigrations, ...idempotencyKeyMigrations, ...optOutMigrations, ...inboundMigrations],
-  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), deadLetterTopic(SMS_BATCH_COMMAND_TOPIC), eventTopic(SMS_BATCH_EVENT_TOPIC)],
+  topics: [commandTopic(SMS_BATCH_COMMAND_TOPIC), commandTopic(SMS_BATCH_SERVICE_COMMAND_TOPIC), deadLetterTopic(SMS_BATCH_COMMAND_TOPIC), eventTopic(SMS_BATCH_EVENT_TOPIC)],
 };
 
 /**

@@ -1,6 +1,6 @@
 import { AGENT_TOKEN_COMMAND_TOPIC, AGENT_TOKEN_EVENT_TOPIC } from '@seed/agent-token-contracts';
 import { platformServices, type PlatformServiceName } from '@seed/platform-testing';
-import { SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_EVENT_TOPIC } from '@seed/sms-batch-contracts';
+import { SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_EVENT_TOPIC, SMS_BATCH_SERVICE_COMMAND_TOPIC } from '@seed/sms-batch-contracts';
 import { VERIFICATION_COMMAND_TOPIC, VERIFICATION_EVENT_TOPIC } from '@seed/verification-contracts';
 import { WEBHOOK_DISPATCHER_COMMAND_TOPIC } from '@seed/webhook-dispatcher-contracts';
 
@@ -49,7 +49,7 @@ const replies = (service: string) => `${service}.replies.v1`;
 
 /**
  * Who may do what. Derived from the code: each service's ServiceDefinition `topics`, its command
- * server (reads its command topic, dead-letters to `<topic>.dlq`, replies to the requester's
+ * server (reads its command topics, dead-letters to `<topic>.dlq`, replies to the requester's
  * `*.replies.v1`, which KafkaCommandServer checks), its command bus (writes other services' command
  * topics, reads its own reply topic in a group per replica) and its outbox relay (its event topic).
  * The e2e test `least-privilege.e2e.spec.ts` runs the whole stack under exactly these rights.
@@ -62,18 +62,18 @@ const SERVICE_TOPICS: Record<PlatformServiceName, ServiceTopics> = {
     groups: [`${replies('api-gateway')}.`],
   },
   'sms-batch': {
-    reads: [SMS_BATCH_COMMAND_TOPIC],
+    reads: [SMS_BATCH_COMMAND_TOPIC, SMS_BATCH_SERVICE_COMMAND_TOPIC],
     writes: [dlq(SMS_BATCH_COMMAND_TOPIC), SMS_BATCH_EVENT_TOPIC, replies('api-gateway'), replies('verification'), replies('agent-token')],
     groups: ['sms-batch'],
   },
   verification: {
     reads: [VERIFICATION_COMMAND_TOPIC, replies('verification')],
-    writes: [dlq(VERIFICATION_COMMAND_TOPIC), VERIFICATION_EVENT_TOPIC, SMS_BATCH_COMMAND_TOPIC, replies('api-gateway')],
+    writes: [dlq(VERIFICATION_COMMAND_TOPIC), VERIFICATION_EVENT_TOPIC, SMS_BATCH_SERVICE_COMMAND_TOPIC, replies('api-gateway')],
     groups: ['verification', `${replies('verification')}.`],
   },
   'agent-token': {
     reads: [AGENT_TOKEN_COMMAND_TOPIC, replies('agent-token')],
-    writes: [dlq(AGENT_TOKEN_COMMAND_TOPIC), AGENT_TOKEN_EVENT_TOPIC, SMS_BATCH_COMMAND_TOPIC, replies('api-gateway')],
+    writes: [dlq(AGENT_TOKEN_COMMAND_TOPIC), AGENT_TOKEN_EVENT_TOPIC, SMS_BATCH_SERVICE_COMMAND_TOPIC, replies('api-gateway')],
     groups: ['agent-token', `${replies('agent-token')}.`],
   },
   'webhook-dispatcher': {

@@ -18,13 +18,14 @@ describe('the Kafka principals', () => {
     expect(writable.sort()).toEqual(['api-gateway.replies.v1', 'sms-batch.events.v1.webhook-dispatcher.dlq', 'webhook-dispatcher.commands.v1.dlq']);
   });
 
-  it('let only the gateway, verification and agent-token write sms-batch commands, and only sms-batch its events', () => {
+  it('let only the gateway write sms-batch commands, verification and agent-token only its sends, and only sms-batch its events', () => {
     const writers = (topic: string) =>
       kafkaPrincipals()
         .filter((p) => p.acls.some((rule) => rule.name === topic && rule.operations.includes('Write')))
         .map((p) => p.name)
         .sort();
-    expect(writers('sms-batch.commands.v1')).toEqual(['seed-agent-token', 'seed-api-gateway', 'seed-verification']);
+    expect(writers('sms-batch.commands.v1')).toEqual(['seed-api-gateway']);
+    expect(writers('sms-batch.service-commands.v1')).toEqual(['seed-agent-token', 'seed-verification']);
     expect(writers('sms-batch.events.v1')).toEqual(['seed-sms-batch']);
   });
 

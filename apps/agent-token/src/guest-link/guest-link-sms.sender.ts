@@ -4,7 +4,7 @@ import { guestLinkClientBatchId, type AgentLoggedInV1, type GuestLinkSentV1, typ
 import type { CommandMessage } from '@seed/contracts';
 import type { EventHandler, SqlExecutor, StoredEvent } from '@seed/platform-event-store';
 import type { CommandBus } from '@seed/platform-kafka';
-import { SMS_BATCH_COMMAND_TOPIC, type BatchResponse, type SubmitBatchData } from '@seed/sms-batch-contracts';
+import { SMS_BATCH_SERVICE_COMMAND_TOPIC, type BatchResponse, type SubmitBatchData } from '@seed/sms-batch-contracts';
 import type { GuestLinks } from '../rooms/guest-links';
 import type { RoomStore } from '../rooms/room-store';
 import type { SealedWire } from '../sealed-wire';
@@ -82,7 +82,7 @@ export class GuestLinkSmsSender implements EventHandler {
       ],
     };
     const command: CommandMessage<SubmitBatchData> = { commandId: randomUUID(), type: 'SubmitBatch', issuedAt: new Date().toISOString(), data };
-    const reply = await this.bus.request<BatchResponse>(SMS_BATCH_COMMAND_TOPIC, room.subAccountId, command, event.correlationId, event.traceparent);
+    const reply = await this.bus.request<BatchResponse>(SMS_BATCH_SERVICE_COMMAND_TOPIC, room.subAccountId, command, event.correlationId, event.traceparent);
     // Not sent (sms-batch unavailable or refusing): throwing rolls back and the same event comes again.
     if (!reply.ok) throw new Error(`guest-link SMS for room ${room.roomId} not accepted: ${reply.failure.status} ${reply.failure.message}`);
     const message = reply.result.messages?.[0];

@@ -42,7 +42,9 @@ const route = (carriers: string[], overrides: Partial<RouteInput> = {}): RouteIn
   ...overrides,
 });
 
-const putCarrier = (carrierId: string, input: CarrierInput, commandId?: string) => handler.putCarrier(commandOf('PutCarrier', { carrierId, carrier: input }, commandId), context);
+/** As the gateway sends it: the URL sealed, the plain one null. */
+const sealedInput = (input: CarrierInput): CarrierInput => (input && input.url ? { ...input, url: null, sealedUrl: passwords.seal(input.url) } : input);
+const putCarrier = (carrierId: string, input: CarrierInput, commandId?: string) => handler.putCarrier(commandOf('PutCarrier', { carrierId, carrier: sealedInput(input) }, commandId), context);
 const putRoute = (routeId: string, input: RouteInput) => handler.putRoute(commandOf('PutRoute', { routeId, route: input }), context);
 const removeCarrier = (carrierId: string, commandId?: string) => handler.removeCarrier(commandOf('RemoveCarrier', { carrierId }, commandId), context);
 const removeRoute = (routeId: string) => handler.removeRoute(commandOf('RemoveRoute', { routeId }), context);
@@ -116,10 +118,13 @@ describe('RoutingConfigHandler', () => {
       await putCarrier('b', carrier({ binds: 0 })),
       await putCarrier('B', carrier()),
       await handler.putCarrier(commandOf('PutCarrier', { carrierId: 'b', carrier: null as unknown as CarrierInput }), context),
+      // A password in clear on the command topic, as no gateway sends it.
+      await handler.putCarrier(commandOf('PutCarrier', { carrierId: 'b', carrier: carrier({ url: 'smpp://seed:pw@smsc-b.example' }) }), context),
       await putRoute('r', route(['a'], { mode: 'sideways' as RouteInput['mode'] })),
     ];
     for (const reply of refusals) expect(reply).toMatchObject({ ok: false, failure: { status: 400, code: 1000 } });
     expect(refusals[0]).toMatchObject({ failure: { message: expect.stringContaining('password') } });
+    expect(refusals[6]).toMatchObject({ failure: { message: 'a carrier password is taken only sealed (sealedUrl), never in a plain url' } });
     expect((await stored()).length).toBe(before);
   });
 

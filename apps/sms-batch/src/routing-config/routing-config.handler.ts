@@ -127,6 +127,11 @@ export class RoutingConfigHandler {
   private settingsOf(carrierId: string, input: CarrierInput, state: RoutingConfigState): CarrierSettings {
     if (input === null || typeof input !== 'object') throw new RoutingConfigError('invalid', 'carrier must be an object');
     const { url: plainUrl, sealedUrl, ...limits } = input;
+    // A password crosses Kafka only sealed (the gateway seals the whole URL): a plain URL that
+    // carries one is refused before anything is stored, so no writer can make that the habit.
+    if (!sealedUrl && plainUrl && parseCarrierUrl(plainUrl).password !== null) {
+      throw new RoutingConfigError('invalid', 'a carrier password is taken only sealed (sealedUrl), never in a plain url');
+    }
     const url = sealedUrl ? this.passwords.open(sealedUrl) : plainUrl;
     if (url === null || url === undefined) {
       // A replace without a URL keeps where, as whom and with what password the carrier binds.

@@ -5,7 +5,7 @@ import type { EventHandler, SqlExecutor, StoredEvent } from '@seed/platform-even
 import type { CommandBus } from '@seed/platform-kafka';
 import { SpanKind, spansFor } from '@seed/platform-telemetry';
 import {
-  SMS_BATCH_COMMAND_TOPIC,
+  SMS_BATCH_SERVICE_COMMAND_TOPIC,
   type BatchResponse,
   type SubmitBatchData,
   type SubmitBatchesData,
@@ -116,7 +116,7 @@ export class VerificationSmsSender implements EventHandler {
     // sms-batch carry its own request's correlation and trace on.
     const spans = spansFor('SubmitBatch send', SpanKind.PRODUCER, sends.map((send) => send.event.traceparent ?? null), {
       'messaging.system': 'kafka',
-      'messaging.destination.name': SMS_BATCH_COMMAND_TOPIC,
+      'messaging.destination.name': SMS_BATCH_SERVICE_COMMAND_TOPIC,
       'messaging.operation': 'send',
     });
     const batches = sends.map(({ uid, sendNumber, started, event }, i): SubmitBatchesItem => {
@@ -142,7 +142,7 @@ export class VerificationSmsSender implements EventHandler {
     // is in no request's trace; each SMS's is (the spans above).
     let reply: CommandReply<SubmitBatchesResult>;
     try {
-      reply = await this.bus.request<SubmitBatchesResult>(SMS_BATCH_COMMAND_TOPIC, first.started.subAccountId, command, first.event.correlationId, null);
+      reply = await this.bus.request<SubmitBatchesResult>(SMS_BATCH_SERVICE_COMMAND_TOPIC, first.started.subAccountId, command, first.event.correlationId, null);
     } catch (error) {
       spans.end(error);
       throw error;

@@ -13,6 +13,8 @@ import { MessageProducer } from './message-producer';
 import { commandTopic, deadLetterTopic, ensureTopics, replyTopic } from './topic-spec';
 
 const COMMANDS = 'ping.commands';
+/** A topic a neighbouring service may write: only Ping is taken from it. */
+const NEIGHBOUR_COMMANDS = 'ping.neighbour-commands';
 const NOBODY = 'nobody.commands';
 const REPLIES = 'gateway.replies.v1';
 
@@ -29,6 +31,13 @@ class PingController {
   ping(@Payload() command: CommandMessage<{ text: string }>, @Ctx() context: CommandContext): CommandReply<PingResult> {
     received.push(command);
     return { ok: true, result: { pong: command.data.text.toUpperCase(), context } };
+  }
+
+  /** An operator's command: never to be run from the neighbours' topic. */
+  @MessagePattern('Reset')
+  reset(@Payload() command: CommandMessage<{ text: string }>): CommandReply<{ reset: true }> {
+    received.push(command);
+    return { ok: true, result: { reset: true } };
   }
 }
 
@@ -52,14 +61,14 @@ const command = (type: string, text: string): CommandMessage<{ text: string }> =
 
 beforeAll(async () => {
   kafka = testKafka(uniqueName('it_command_bus'));
-  await ensureTopics(kafka, [commandTopic(COMMANDS), deadLetterTopic(COMMANDS), commandTopic(NOBODY), replyTopic(REPLIES)]);
+  await ensureTopics(kafka, [commandTopic(COMMANDS), commandTopic(NEIGHBOUR_COMMANDS), deadLetterTopic(COMMANDS), commandTopic(NOBODY), replyTopic(REPLIES)]);
   const logger = testLogger();
   serverProducer = new MessageProducer(kafka);
   busProducer = new MessageProducer(kafka);
 
   app = await NestFactory.create(PingModule, { logger: false });
   app.connectMicroservice({
-    strategy: new KafkaCommandServer({ connection: kafka, producer: serverProducer, logger, topic: COMMANDS, groupId: 'ping-service' }),
+    strategy: new KafkaCommandServer({ connection: kafka, producer: serverProducer, logger, topic: COMMANDS, groupId: 'ping-service', limitedTopics: { [NEIGHBOUR_COMMANDS]: ['Ping'] } }),
   });
   await app.startAllMicroservices();
   await app.init();
@@ -131,6 +140,24 @@ describe('CommandBus and KafkaCommandServer', () => {
     );
     expect(dead.headers[MessageHeader.DeadLetterReason]).toContain('is not a reply topic');
     expect(received.filter((c) => c.commandId === forged.commandId)).toHaveLength(0);
+  });
+
+  it('takes from a limited topic only the types it carries: a forged operator command there is dead-lettered and not run', async () => {
+    const ping = await bus.request<{ pong: string }>(NEIGHBOUR_COMMANDS, 'key-n', command('Ping', 'neighbour'), 'corr-neighbour');
+    expect(ping).toMatchObject({ ok: true, result: { pong: 'NEIGHBOUR' } });
+
+    const forged = command('Reset', 'forged by a neighbour');
+    const reply = await bus.request(NEIGHBOUR_COMMANDS, 'key-n', forged, 'corr-forged');
+    expect(reply).toEqual({ ok: false, failure: { status: 500, code: 2000, message: expect.any(String) } });
+    const dead = await eventually(async () =>
+      deadLetters.of(deadLetterTopic(COMMANDS).name).find((r) => r.headers[MessageHeader.MessageId] === forged.commandId),
+    );
+    expect(dead.headers[MessageHeader.DeadLetterReason]).toMatch(/command type Reset is not taken from .*ping\.neighbour-commands: its writers may send only Ping/);
+    expect(dead.headers[MessageHeader.DeadLetterSourceTopic]).toBe(kafka.topic(NEIGHBOUR_COMMANDS));
+    expect(received.filter((c) => c.commandId === forged.commandId)).toHaveLength(0);
+
+    // The same command on the service's own topic (its writers' ACLs allow it) runs.
+    expect(await bus.request(COMMANDS, 'key-n', command('Reset', 'from the operator'), 'corr-reset')).toEqual({ ok: true, result: { reset: true } });
   });
 
   it('gives the 503 failure when no service answers in time, and ignores replies addressed to another instance', async () => {

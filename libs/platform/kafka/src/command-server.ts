@@ -39,6 +39,13 @@ export interface CommandServerOptions {
   concurrency?: number;
   /** How the consumer's start is retried while the broker gets ready; without it, it is tried once. */
   retryStart?: StartRetry;
+  /**
+   * Further command topics (before KAFKA_TOPIC_PREFIX), each with the only command types it
+   * carries. Kafka's ACLs say who may write a topic; this says what its writers may ask: a
+   * neighbouring service allowed only such a topic cannot have an operator command run. A command
+   * of another type there is dead-lettered unanswered by any handler. `topic` carries every type.
+   */
+  limitedTopics?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**
@@ -49,9 +56,13 @@ export interface CommandServerOptions {
  */
 export class KafkaCommandServer extends Server implements CustomTransportStrategy {
   private consumer: ResilientConsumer | undefined;
+  /** The command types of each limited topic, by its name with KAFKA_TOPIC_PREFIX (as records name it). */
+  private readonly typesOf: ReadonlyMap<string, ReadonlySet<string>>;
 
   constructor(private readonly options: CommandServerOptions) {
     super();
+    const limited = Object.entries(options.limitedTopics ?? {});
+    this.typesOf = new Map(limited.map(([topic, types]) => [options.connection.topic(topic), new Set(types)]));
   }
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
@@ -61,7 +72,7 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
       groupId,
       partitionsConsumedConcurrently: concurrency ?? 3,
       ...(isPermanent ? { isPermanent } : {}),
-      topics: [topic],
+      topics: [topic, ...Object.keys(this.options.limitedTopics ?? {})],
       deadLetterTopic: deadLetterTopic(topic).name,
       // A command whose database (or broker) is down is answered 503 after a short while, as the
       // gateway answers requests during an outage it knows of, rather than after every retry
@@ -107,6 +118,8 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
 
   private async handleRecord(record: IncomingRecord): Promise<void> {
     const command = parseCommand(record);
+    const types = this.typesOf.get(record.topic);
+    if (types && !types.has(command.type)) throw new PermanentMessageError(`command type ${command.type} is not taken from ${record.topic}: its writers may send only ${[...types].join(', ')}`);
     const replyTo = record.headers[MessageHeader.ReplyTo];
     // The reply goes where the sender says, with this service's own Kafka rights: a reply-to naming
     // an event topic would have it write a forged record into its public log. Only reply topics.

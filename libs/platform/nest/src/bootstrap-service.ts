@@ -12,7 +12,7 @@ export interface BootstrapOptions {
   logger: Logger;
   healthPort: number;
   /** When given, the service consumes this command topic with `@MessagePattern` handlers. */
-  commands?: { topic: string; groupId: string; concurrency?: number };
+  commands?: { topic: string; groupId: string; concurrency?: number; limitedTopics?: Readonly<Record<string, readonly string[]>> };
 }
 
 /**

@@ -1,7 +1,18 @@
 import type { CommandMessage, CommandReply } from '@seed/contracts';
 
-/** Topic the owning service consumes its commands from; keyed by sub-account id. */
+/**
+ * The topic of the api-gateway's commands and queries to sms-batch, every type (operator commands
+ * too: carriers, routes, numbers, opt-outs); keyed by sub-account id. Only the gateway may write it.
+ */
 export const SMS_BATCH_COMMAND_TOPIC = 'sms-batch.commands.v1';
+
+/**
+ * The topic of the neighbouring services' sends (verification's codes, agent-token's guest links);
+ * keyed by sub-account id. sms-batch takes only SMS_BATCH_SERVICE_COMMAND_TYPES from it, so a
+ * service allowed to write it can send SMS for its accounts and nothing else.
+ */
+export const SMS_BATCH_SERVICE_COMMAND_TOPIC = 'sms-batch.service-commands.v1';
+export const SMS_BATCH_SERVICE_COMMAND_TYPES = ['SubmitBatch', 'SubmitBatches'] as const;
 
 export type SmsEncodingName = 'AUTO' | 'GSM7' | 'UCS2';
 
