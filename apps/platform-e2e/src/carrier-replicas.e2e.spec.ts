@@ -42,11 +42,14 @@ describe('carriers shared by two sms-batch replicas', () => {
     )[0]?.n ?? 0;
 
   it('keeps within binds and maxPerSecond across both replicas, each replica holding one session', async () => {
-    await api.putCarrier('b', { url: secondSimulator(ctx.stack).smppUrl, binds: 2, window: 50, maxPerSecond: 300 });
+    // Well below what two replicas send on a loaded 2-core CI host (234/s seen there with another
+    // test file beside it), so that the pace measured is the cap's and not the host's.
+    const CAP = 150;
+    await api.putCarrier('b', { url: secondSimulator(ctx.stack).smppUrl, binds: 2, window: 50, maxPerSecond: CAP });
     await api.putRoute('only-b', { position: 1, match: {}, mode: 'failover', carriers: [{ carrierId: 'b' }] });
     await untilBound(secondSimulator(ctx.stack).httpUrl, 2);
     await eventually(async () => ((await holders('b')) === 2 && (await holders('default')) === 2 ? true : undefined), 15_000, 100);
-    const total = 6000;
+    const total = CAP * 20;
     let mostBound = 0;
     let sampling = true;
     const sampler = (async () => {
@@ -64,8 +67,8 @@ describe('carriers shared by two sms-batch replicas', () => {
     expect(times).toHaveLength(total);
     const busiest = busiestWindow(times, 10_000);
     // At most 5 % over the cap over 10 s, and the cap (not the replicas' windows) is what set the pace.
-    expect(busiest).toBeLessThanOrEqual(300 * 10 * 1.05);
-    expect(busiest).toBeGreaterThan(300 * 10 * 0.8);
+    expect(busiest).toBeLessThanOrEqual(CAP * 10 * 1.05);
+    expect(busiest).toBeGreaterThan(CAP * 10 * 0.8);
   });
 
   it('routes around a carrier that answers every submit with throttling (0x58), within 5 s', async () => {
