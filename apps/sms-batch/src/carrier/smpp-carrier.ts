@@ -1,5 +1,6 @@
 import * as smpp from 'smpp';
 import type { Logger } from 'pino';
+import { ConcurrencyError, isTransientDatabaseError } from '@seed/platform-event-store';
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
 import { receiptAckSeconds, submitObserver } from './carrier.metrics';
 import { parseSmppUrl, redactSmppUrl, type SmppEndpoint } from './smpp-url';
@@ -12,6 +13,15 @@ const TEMPORARY_STATUSES = new Set([
   0x58, // ESME_RTHROTTLED
   0x64, // ESME_RX_T_APPN
 ]);
+
+const DELIVER_SM = 0x00000005;
+const DATA_SM = 0x00000103;
+/** Message length is invalid: a request whose body cannot be decoded. */
+const ESME_RINVMSGLEN = 0x01;
+/** "ESME receiver temporary app error": not recorded now, deliver it again later. */
+const ESME_RX_T_APPN = 0x64;
+/** "ESME receiver reject message error": never deliverable here; the carrier stops offering it. */
+const ESME_RX_R_APPN = 0x65;
 
 /** A deliver_sm (or data_sm) as the receipt parser needs it, and its fields as the library parsed them (inbound SMS). */
 export interface IncomingDeliverSm {
@@ -173,6 +183,7 @@ export class SmppCarrier {
       });
     });
     session.on('deliver_sm', (pdu: smpp.Pdu) => void this.handleDeliverSm(session, pdu));
+    session.on('pdu_error', (error: Error, header: { command_id: number; sequence_number: number }) => this.refuseUndecodable(session, error, header));
     // Some carriers send inbound SMS (and receipts) as data_sm: the same handling, its own response.
     session.on('data_sm', (pdu: smpp.Pdu) => void this.handleDeliverSm(session, pdu));
     session.on('enquire_link', (pdu: smpp.Pdu) => session.send(pdu.response()));
@@ -212,11 +223,34 @@ export class SmppCarrier {
       session.send(pdu.response());
       timer({ outcome: 'recorded' });
     } catch (error) {
-      // Not recorded: a temporary error makes the carrier deliver the receipt again later.
-      this.logger.error({ err: error }, 'receipt or inbound SMS not recorded; asking the carrier to retry');
-      session.send(pdu.response({ command_status: 0x64 }));
-      timer({ outcome: 'retry' });
+      if (isTransientDatabaseError(error) || error instanceof ConcurrencyError) {
+        // Not recorded for now (the database away): a temporary error makes the carrier deliver it again later.
+        this.logger.error({ err: error }, 'receipt or inbound SMS not recorded; asking the carrier to retry');
+        session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
+        timer({ outcome: 'retry' });
+        return;
+      }
+      // What this PDU holds can never be recorded: asked again, it would fail again, for ever. It
+      // is refused for good, once, and the carrier gives up on it.
+      this.logger.error({ err: error, fields: describePdu(pdu) }, 'receipt or inbound SMS refused: it cannot be recorded');
+      session.send(pdu.response({ command_status: ESME_RX_R_APPN }));
+      timer({ outcome: 'refused' });
     }
+  }
+
+  /**
+   * A PDU the library read whole but could not decode (reported by the patched library with its
+   * header, patches/README.md): a deliver_sm or data_sm is refused for good, as one that cannot be
+   * recorded; any other request gets a generic_nack. A response that cannot be read is left to the
+   * response timeout of the submit waiting for it.
+   */
+  private refuseUndecodable(session: smpp.Session, error: Error, header: { command_id: number; sequence_number: number }): void {
+    const command = header.command_id === DELIVER_SM ? 'deliver_sm_resp' : header.command_id === DATA_SM ? 'data_sm_resp' : null;
+    this.logger.error({ err: { message: error.message }, commandId: hex(header.command_id), sequence: header.sequence_number }, 'undecodable PDU from the carrier; refused');
+    if ((header.command_id & 0x80000000) !== 0) return;
+    const status = command ? ESME_RX_R_APPN : ESME_RINVMSGLEN;
+    session.send(new smpp.PDU(command ?? 'generic_nack', { sequence_number: header.sequence_number, command_status: status }));
+    if (command) receiptAckSeconds.observe({ outcome: 'refused' }, 0);
   }
 
   private async takeSlot(): Promise<void> {
@@ -256,4 +290,11 @@ function hex(status: number): string {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Enough of a refused PDU for an operator to find it at the carrier, without its text. */
+function describePdu(pdu: smpp.Pdu): Record<string, unknown> {
+  const message = pdu['short_message'] as { message?: unknown } | Buffer | undefined;
+  const octets = Buffer.isBuffer(message) ? message.length : typeof message?.message === 'string' ? message.message.length : null;
+  return { command: pdu.command, sequence: pdu.sequence_number, esmClass: pdu['esm_class'], dataCoding: pdu['data_coding'], destination: pdu['destination_addr'], length: octets };
 }

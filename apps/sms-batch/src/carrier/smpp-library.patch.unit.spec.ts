@@ -1,5 +1,6 @@
 // The `smpp` library's PDU and GSM 03.38 code as patched by patches/smpp+0.5.1.patch (applied on install).
 import { gsmCoder } from 'smpp/lib/defs';
+import { PassThrough } from 'node:stream';
 import { PDU } from 'smpp/lib/pdu';
 
 const ESC = 0x1b;
@@ -62,5 +63,30 @@ describe('smpp library (patched)', () => {
     const read = new PDU(sent.toBuffer());
     expect(read).toMatchObject({ command: 'deliver_sm', esm_class: 4, receipted_message_id: 'abc123' });
     expect((read['short_message'] as { message: string }).message).toBe(receipt);
+  });
+
+  it('names the header of a PDU read whole whose body cannot be decoded, and refuses a length that frames none', () => {
+    // A deliver_sm ending in sar_msg_ref_num (two octets) with one octet left: the library cannot read it.
+    const cstring = (text: string) => Buffer.from(`${text}\u0000`, 'latin1');
+    const body = Buffer.concat([
+      cstring(''), // service_type
+      Buffer.from([1, 1]),
+      cstring('447700900123'),
+      Buffer.from([1, 1]),
+      cstring('447700100100'),
+      Buffer.from([0, 0, 0]), // esm_class, protocol_id, priority_flag
+      cstring(''),
+      cstring(''),
+      Buffer.from([0, 0, 0, 0]), // registered_delivery, replace_if_present_flag, data_coding, sm_default_msg_id
+      Buffer.from([1, 0x41]), // sm_length, short_message
+      Buffer.from([0x02, 0x0c, 0x00, 0x02, 0x41]), // sar_msg_ref_num, one of its two octets
+    ]);
+    const afterLength = Buffer.concat([Buffer.from([0, 0, 0, 0x05, 0, 0, 0, 0, 0, 0, 0, 77]), body]);
+    const stream = new PassThrough();
+    stream.write(afterLength);
+    expect(() => PDU.fromStream(stream, 4 + afterLength.length)).toThrow(expect.objectContaining({ pduHeader: { command_id: 0x05, sequence_number: 77 } }));
+    const short = new PassThrough();
+    short.write(Buffer.from([0, 0, 0, 8]));
+    expect(() => PDU.commandLength(short)).toThrow(/too small/);
   });
 });

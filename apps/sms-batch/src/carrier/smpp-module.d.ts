@@ -23,6 +23,8 @@ declare module 'smpp' {
     destroy(callback?: () => void): void;
   }
 
+  export const PDU: new (command: string, options?: Record<string, unknown>) => Pdu;
+
   export function connect(options: { url: string; auto_enquire_link_period?: number; connectTimeout?: number }, listener?: () => void): Session;
 }
 
@@ -33,7 +35,10 @@ declare module 'smpp/lib/pdu' {
     toBuffer(): Buffer;
     response(options?: Record<string, unknown>): LibPdu;
   }
-  export const PDU: new (command: string | Buffer, options?: Record<string, unknown>) => LibPdu;
+  export const PDU: (new (command: string | Buffer, options?: Record<string, unknown>) => LibPdu) & {
+    fromStream(stream: import('node:stream').Readable, commandLength: number): LibPdu | false;
+    commandLength(stream: import('node:stream').Readable): number | false;
+  };
 }
 
 declare module 'smpp/lib/defs' {

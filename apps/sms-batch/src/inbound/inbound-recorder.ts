@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { quoteSchema, type AppendToStream, type CommandPipeline, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
+import { ConcurrencyError, isTransientDatabaseError, quoteSchema, type AppendToStream, type CommandPipeline, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
 import { inboundGroupStreamId, inboundMessageStreamId, optOutStreamId, type InboundMessageReceivedV1, type NumberAssignedV1 } from '@seed/sms-batch-contracts';
 import {
   decideInboundExpiry,
@@ -88,8 +88,22 @@ export class InboundRecorder {
         for (const events of perItem) countInbound(events);
         for (const p of batch) p.resolve();
       } catch (error) {
-        // None of them is recorded: each deliver_sm is answered with a temporary error and comes again.
-        for (const p of batch) p.reject(error);
+        if (batch.length === 1 || isTransientDatabaseError(error) || error instanceof ConcurrencyError) {
+          // None of them is recorded: each deliver_sm is answered with a temporary error and comes again.
+          for (const p of batch) p.reject(error);
+          continue;
+        }
+        // One of them can never be recorded (its content): each is written alone, so that only
+        // that one is refused and the others are recorded, not refused with it.
+        for (const p of batch) {
+          try {
+            const [events] = await this.recordBatch([p.item]);
+            if (events) countInbound(events);
+            p.resolve();
+          } catch (alone) {
+            p.reject(alone);
+          }
+        }
       }
     }
   }
