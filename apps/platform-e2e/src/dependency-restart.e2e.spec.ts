@@ -2,6 +2,7 @@ import { eventually, privateKafka, privatePostgres, startStack, type PrivateInfr
 import type { Account } from './support/http';
 import { latencies, OutageLoad, type Outcome } from './support/outage-load';
 import { smsc } from './support/smsc';
+import { errorLines } from './support/stack-logs';
 import { useStarted } from './support/stack';
 import { setDefaultUrl } from './support/webhook-admin';
 import { bodyOf, WebhookReceiver } from './support/webhook-receiver';
@@ -95,6 +96,13 @@ describe.each([
       expect(outcome.status).toBe(503);
       expect(outcome.endedAt - outcome.startedAt).toBeLessThan(PROMPT_MS);
     }
+  });
+
+  it('logs no error-level line from its start through the restart: a restart is not an operator\'s to act on', () => {
+    // Warnings say what happened (the outage found and over, consumers restarted, 503s answered);
+    // errors are kept for what lasts (a minute of failing) or is a fault.
+    const errors = errorLines(stack);
+    expect([...new Set(errors)].map((line) => `${errors.filter((e) => e === line).length} x ${line}`)).toEqual([]);
   });
 
   it('keeps the gateway ready, so that a load balancer still sends clients to it for their 503', () => {

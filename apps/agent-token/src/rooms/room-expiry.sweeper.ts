@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import { FailureStreak } from '@seed/platform-logging';
 import { quoteSchema, type CommandPipeline } from '@seed/platform-event-store';
 import type { RoomStore } from './room-store';
 
@@ -15,6 +16,7 @@ export class RoomExpirySweeper {
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private readonly rooms: string;
+  private readonly failures: FailureStreak;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -25,6 +27,7 @@ export class RoomExpirySweeper {
     private readonly logger: Logger,
   ) {
     this.rooms = `${quoteSchema(schema)}.rooms`;
+    this.failures = new FailureStreak(logger, 'room expiry sweep failed; trying again later');
   }
 
   start(): void {
@@ -59,8 +62,9 @@ export class RoomExpirySweeper {
       try {
         const expired = await this.sweep(new Date());
         if (expired > 0) this.logger.info({ expired }, 'room expiries recorded');
+        this.failures.succeeded();
       } catch (error) {
-        this.logger.error({ err: error }, 'room expiry sweep failed; trying again later');
+        this.failures.failed(error);
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.intervalMs);

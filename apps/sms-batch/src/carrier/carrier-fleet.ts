@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FailureStreak } from '@seed/platform-logging';
 import { implicitCatchAll, type CarrierAvailability, type RoutingTable } from '@seed/sms-batch-domain';
 import { sessionFingerprint, type ActiveCarrier, type RoutingConfigSource } from './active-carrier';
 import { fairShare, slotKey, type Held } from './bind-share';
@@ -37,6 +38,7 @@ export interface FleetSettings {
  * carrier's maxPerSecond, and knows which carriers are bound or throttling anywhere.
  */
 export class CarrierFleet {
+  private readonly tickFailures: FailureStreak;
   private carriers = new Map<string, ActiveCarrier>();
   private routingTable: RoutingTable = { routes: [], carriers: new Map() };
   private readonly pools = new Map<string, SmppCarrierPool>();
@@ -64,6 +66,7 @@ export class CarrierFleet {
     private readonly onDeliverSm: (carrierId: string, pdu: IncomingDeliverSm) => Promise<void>,
   ) {
     this.avoidance = new CarrierAvoidance(settings.avoidMs, logger);
+    this.tickFailures = new FailureStreak(logger, 'carrier fleet tick failed; retrying');
   }
 
   async start(): Promise<void> {
@@ -165,8 +168,9 @@ export class CarrierFleet {
       if (unpinned > 0) this.logger.info({ unpinned, routable }, 'messages waiting for a carrier that cannot take them are routed again');
       this.avoidance.countTick(this.settings.tickMs);
       if (this.anyBound()) for (const wake of this.boundWaiters.splice(0)) wake();
+      this.tickFailures.succeeded();
     } catch (error) {
-      this.logger.error({ err: error }, 'carrier fleet tick failed; retrying');
+      this.tickFailures.failed(error);
     }
   }
 

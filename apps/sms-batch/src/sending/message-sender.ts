@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FailureStreak } from '@seed/platform-logging';
 import { WakeablePause } from '@seed/platform-event-store';
 import { withTimeout } from '@seed/platform-kafka';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
@@ -36,6 +37,7 @@ const NO_CARRIER_RETRY_MS = 1000;
  * A message is sent twice only if the process dies between its submit and the record.
  */
 export class MessageSender {
+  private readonly claimFailures: FailureStreak;
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly pauser = new WakeablePause();
@@ -58,7 +60,9 @@ export class MessageSender {
     private readonly writer: MessageLifecycleWriter,
     private readonly logger: Logger,
     private readonly settings: SenderSettings,
-  ) {}
+  ) {
+    this.claimFailures = new FailureStreak(logger, 'claiming messages failed; retrying');
+  }
 
   start(): void {
     if (this.running) return;
@@ -110,6 +114,7 @@ export class MessageSender {
         if (!this.fleet.anyBound()) {
           // No carrier: nothing can be sent, but what expires meanwhile still ends undelivered.
           const expired = await this.queue.claim(this.settings.claimSize, this.settings.leaseMs, true);
+          this.claimFailures.succeeded();
           for (const message of expired) if (!this.active.has(message.umid)) void this.track(message, Date.now());
           await this.fleet.waitUntilAnyBound(this.settings.idleMs * 10);
           continue;
@@ -123,13 +128,14 @@ export class MessageSender {
         }
         const claimedAt = Date.now();
         const claimed = await this.queue.claim(free, this.settings.leaseMs, false, this.fleet.localCarriers());
+        this.claimFailures.succeeded();
         if (claimed.length === 0) {
           await this.pauser.wait(this.settings.idleMs);
           continue;
         }
         for (const message of claimed) if (!this.active.has(message.umid) && !this.unrecorded.has(message.umid)) void this.track(message, claimedAt);
       } catch (error) {
-        this.logger.error({ err: error }, 'claiming messages failed; retrying');
+        this.claimFailures.failed(error);
         await this.pauser.wait(1000);
       }
     }

@@ -4,7 +4,7 @@ import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { CommandReply } from '@seed/contracts';
-import { allInOne, CommandPipeline, ProcessedMessages, quoteSchema, StatementParams, type AppendMetadata, type Decision, type SqlExecutor } from '@seed/platform-event-store';
+import { allInOne, CommandPipeline, lockKeys, lockSlot, ProcessedMessages, quoteSchema, StatementParams, type AppendMetadata, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import type { StartVerificationCommand, VerificationView } from '@seed/verification-contracts';
@@ -35,6 +35,7 @@ const CONSUMER = 'start-verification';
 @Controller()
 export class StartVerificationHandler {
   private readonly s: string;
+  private readonly schemaName: string;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -48,6 +49,7 @@ export class StartVerificationHandler {
     @Inject(MAX_COMMAND_AGE_MS) private readonly maxCommandAgeMs: number,
   ) {
     this.s = quoteSchema(schema.name);
+    this.schemaName = schema.name;
   }
 
   @MessagePattern('StartVerification')
@@ -73,7 +75,7 @@ export class StartVerificationHandler {
   private async decide(tx: SqlExecutor, command: StartVerificationCommand): Promise<Decision<VerificationView>> {
     const { data } = command;
     // Per account and number, not per sub-account: the number's abuse count is the account's.
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${this.s}:destination:${data.accountId}:${data.msisdn}`]);
+    await lockKeys(tx, this.schemaName, [lockSlot('destination', `${data.accountId}:${data.msisdn}`)]);
     const now = new Date();
     // Read under the lock: a copy of this command still being decided elsewhere (redelivered during
     // a rebalance) has committed by now, and its answer is this one's, not a 429.

@@ -1,4 +1,4 @@
-import { EventStore, quoteSchema, type AppendMetadata, type AppendToStream, type SqlExecutor, type StoredEvent } from '@seed/platform-event-store';
+import { EventStore, lockKeys, lockSlot, quoteSchema, type AppendMetadata, type AppendToStream, type SqlExecutor, type StoredEvent } from '@seed/platform-event-store';
 import { foldVerification, type VerificationState } from '@seed/verification-domain';
 import { verificationStreamId, type VerificationEvent } from '@seed/verification-contracts';
 
@@ -32,16 +32,13 @@ export class VerificationStore {
   }
 
   async lock(db: SqlExecutor, uid: string): Promise<void> {
-    await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [this.lockKey(uid)]);
+    await lockKeys(db, this.schema, [lockSlot('verification', uid)]);
   }
 
-  /** The locks of several streams in one statement, taken in one order (the lock keys' hashes). */
+  /** The locks of several streams, taken in one order. */
   async lockAll(db: SqlExecutor, uids: readonly string[]): Promise<void> {
     if (uids.length === 0) return;
-    await db.query(
-      `SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest($1::text[]) AS k ORDER BY h) AS locks`,
-      [uids.map((uid) => this.lockKey(uid))],
-    );
+    await lockKeys(db, this.schema, uids.map((uid) => lockSlot('verification', uid)));
   }
 
   async load(db: SqlExecutor, uid: string): Promise<LoadedVerification> {
@@ -82,9 +79,6 @@ export class VerificationStore {
     await this.store.append(db, streams, due[0].metadata);
   }
 
-  private lockKey(uid: string): string {
-    return `${this.schema}:${verificationStreamId(uid)}`;
-  }
 }
 
 function loaded(events: readonly StoredEvent[]): LoadedVerification {

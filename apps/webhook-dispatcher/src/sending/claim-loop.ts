@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FailureStreak } from '@seed/platform-logging';
 import { PeriodicSweep } from '@seed/platform-work-queue';
 import { waitingLine } from '@seed/webhook-dispatcher-domain';
 import type { DeliveryPump } from './delivery-pump';
@@ -28,6 +29,7 @@ export class ClaimLoop {
   private lastClaimAt = 0;
   /** Where the stranded-delivery sweep goes on (it looks at a bounded slice of the queue each time). */
   private strandedCursor = '';
+  private readonly failures: FailureStreak;
 
   constructor(
     private readonly state: HeldDeliveries,
@@ -35,7 +37,9 @@ export class ClaimLoop {
     private readonly offers: HoldOffers,
     private readonly pump: DeliveryPump,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.failures = new FailureStreak(logger, 'claiming deliveries failed; retrying');
+  }
 
   /** Claims until the sender stops (`state.running`); `state.pause` wakes it early. */
   async run(): Promise<void> {
@@ -46,8 +50,9 @@ export class ClaimLoop {
       try {
         for (const sweep of sweeps) await sweep.runIfDue();
         claimed = await this.claimRound();
+        this.failures.succeeded();
       } catch (error) {
-        this.logger.error({ err: error }, 'claiming deliveries failed; retrying');
+        this.failures.failed(error);
         await state.pause.wait(1000);
         continue;
       }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FailureStreak } from '@seed/platform-logging';
 import { outcomeRun, type AttemptOutcome, type DeliveryCommand } from '@seed/webhook-dispatcher-domain';
 import type { ClaimedDelivery } from './claimed-delivery';
 import type { DirectHeld } from './claimed-delivery';
@@ -14,13 +15,21 @@ import type { HoldOffers } from './hold-offers';
  * so a crash re-sends only deliveries whose 2xx was not yet recorded.
  */
 export class OutcomeRecorder {
+  private readonly writeFailures: FailureStreak;
+  private readonly sentFailures: FailureStreak;
+  private readonly outcomeFailures: FailureStreak;
+
   constructor(
     private readonly state: HeldDeliveries,
     private readonly store: DeliveryStore,
     private readonly pump: DeliveryPump,
     private readonly offers: HoldOffers,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.writeFailures = new FailureStreak(logger, 'writing direct deliveries down failed; retrying');
+    this.sentFailures = new FailureStreak(logger, 'recording direct deliveries as sent failed; retrying');
+    this.outcomeFailures = new FailureStreak(logger, 'recording delivery outcomes failed; retrying');
+  }
 
   /** Runs while the sender runs, and after it stopped until everything it held is written. */
   async run(): Promise<void> {
@@ -33,8 +42,9 @@ export class OutcomeRecorder {
       const writes = state.toWrite.splice(0);
       try {
         await this.writeDown(writes);
+        this.writeFailures.succeeded();
       } catch (error) {
-        this.logger.error({ err: error }, 'writing direct deliveries down failed; retrying');
+        this.writeFailures.failed(error);
         state.toWrite.unshift(...writes);
         await new Promise((r) => setTimeout(r, 500));
         continue;
@@ -46,11 +56,12 @@ export class OutcomeRecorder {
       const releases = state.toRelease.splice(0);
       const [recordedSent, recorded] = await Promise.allSettled([sent.length > 0 ? state.options.recordSent?.(sent) : undefined, this.record(outcomes, releases)]);
       if (recordedSent.status === 'rejected') {
-        this.logger.error({ err: recordedSent.reason }, 'recording direct deliveries as sent failed; retrying');
+        this.sentFailures.failed(recordedSent.reason);
         state.sent.unshift(...sent);
-      }
-      if (recorded.status === 'rejected') {
-        this.logger.error({ err: recorded.reason }, 'recording delivery outcomes failed; retrying');
+      } else this.sentFailures.succeeded();
+      if (recorded.status === 'fulfilled') this.outcomeFailures.succeeded();
+      else {
+        this.outcomeFailures.failed(recorded.reason);
         state.outcomes.unshift(...outcomes);
         state.toRelease.unshift(...releases);
       }

@@ -1,4 +1,5 @@
 import type { Migration } from './migration-runner';
+import { schemaLocksMigration } from './schema-locks';
 
 /**
  * Tables of the shared event store, created in each service's own schema.
@@ -59,4 +60,5 @@ export const eventStoreSchema: Migration[] = [
     id: '000-event-store-textual-json',
     statements: (s) => [`ALTER TABLE ${s}.events ALTER COLUMN data TYPE json USING data::json, ALTER COLUMN metadata TYPE json USING metadata::json`],
   },
+  schemaLocksMigration,
 ];

@@ -284,6 +284,66 @@ describe('EventSubscription', () => {
     expect(overlaps).toBe(0);
   });
 
+  it("is not halted by another role: an advisory lock on its old key is nothing to it, and its lock row is out of a stranger's reach", async () => {
+    const name = newName();
+    const handler = new RecordingHandler(name);
+    const subscription = new EventSubscription(ds, store, handler, logger);
+    await store.append(ds, [one(`advisory-${randomUUID()}`, 0, 1)], metadata());
+    const role = `it_stranger_${randomUUID().slice(0, 8)}`;
+    await ds.query(`CREATE ROLE ${role} LOGIN PASSWORD 'stranger'`);
+    const stranger = ds.createQueryRunner();
+    try {
+      // What any role connected to the database could do to the release before: hold the
+      // follower's advisory lock in an open transaction.
+      await stranger.connect();
+      await stranger.startTransaction();
+      await stranger.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${schema}:${name}`]);
+      expect(await subscription.processBatch()).toBeGreaterThan(0);
+      await stranger.rollbackTransaction();
+      // And as a role of its own, without rights on the schema, it cannot lock the row instead.
+      await stranger.query(`SET ROLE ${role}`);
+      await expect(stranger.query(`SELECT key FROM "${schema}".locks WHERE key = $1 FOR UPDATE`, [`subscription:${name}`])).rejects.toThrow(/permission denied/);
+      await stranger.startTransaction();
+      await expect(stranger.query(`LOCK TABLE "${schema}".schema_migrations IN SHARE ROW EXCLUSIVE MODE`)).rejects.toThrow(/permission denied/);
+      await stranger.rollbackTransaction();
+    } finally {
+      await stranger.query('RESET ROLE').catch(() => undefined);
+      await stranger.release();
+      await ds.query(`DROP ROLE ${role}`);
+    }
+  });
+
+  it('rolls back a batch that a follower outside its lock (a replica of the release before) handled first: each event once', async () => {
+    const name = newName();
+    const handled: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const slow: EventHandler = {
+      name,
+      handle: async (events) => {
+        entered();
+        await gate;
+        handled.push(...events.map((e) => e.eventId));
+      },
+    };
+    const fast = new RecordingHandler(name);
+    const first = new EventSubscription(ds, store, slow, logger);
+    await store.append(ds, [one(`outside-${randomUUID()}`, 0, 1)], metadata());
+    const firstBatch = first.processBatch();
+    await inside;
+    // Another follower that does not take this lock, as a replica still on advisory locks would not.
+    const outside = new EventSubscription(ds, store, fast, logger);
+    await ds.transaction((tx) => outside.processIn(tx));
+    release();
+    expect(await firstBatch).toBeNull();
+    expect(fast.eventIds.length).toBeGreaterThan(0);
+    // The slow one's handler ran, but its transaction rolled back: its checkpoint is the fast one's.
+    expect(await checkpointOf(name)).toBe((await ds.query(`SELECT max(global_position)::text AS p FROM "${schema}".events WHERE event_id = ANY($1::uuid[])`, [fast.eventIds]))[0].p);
+    expect(await sideEffects(name)).toBe(fast.eventIds.length);
+  });
+
   it('orders transactions by number, not by their text (transaction 9 before transaction 10)', async () => {
     const own = uniqueName('it_subscription_xid');
     await runMigrations(ds, own, eventStoreSchema);

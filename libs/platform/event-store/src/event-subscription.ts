@@ -1,6 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import { FailureStreak } from '@seed/platform-logging';
 import type { EventStore } from './event-store';
+import { makeLockKeys, subscriptionLockKey, tryLockKey } from './schema-locks';
 import { quoteSchema, type SqlExecutor } from './sql-executor';
 import { EVENT_PLACE_COLUMNS, OCCURRED_AT_ISO, type EventRow, type StoredEvent } from './stored-event';
 import { WakeablePause } from './wakeable-pause';
@@ -55,6 +57,15 @@ export interface SubscriptionOptions {
  * enough, since a transaction that took position 10 can commit after one that took 11.
  * An advisory lock makes one replica at a time the reader of each subscription.
  */
+/** Another follower moved the checkpoint while this one handled the same batch: this one rolls back. */
+export class CheckpointMoved extends Error {
+  override readonly name = 'CheckpointMoved';
+
+  constructor(subscription: string) {
+    super(`the checkpoint of ${subscription} moved while its batch was handled`);
+  }
+}
+
 export class EventSubscription {
   private running = false;
   private loop: Promise<void> | undefined;
@@ -66,6 +77,8 @@ export class EventSubscription {
   private readonly retryMs: number;
   private readonly lingerMs: number;
   private readonly readBatch: string;
+  private readonly failures: FailureStreak;
+  private lockMade = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -81,6 +94,7 @@ export class EventSubscription {
     this.retryMs = options.retryMs ?? 1000;
     this.lingerMs = options.lingerMs ?? 0;
     this.readBatch = readBatchQuery(this.s, handler.bodies ?? 'parsed');
+    this.failures = new FailureStreak(logger, 'subscription batch failed; retrying');
   }
 
   get name(): string {
@@ -128,15 +142,21 @@ export class EventSubscription {
     }
   }
 
-  /** One batch: the number of events handled, or null when another replica holds the lock. */
+  /** One batch: the number of events handled, or null when another replica holds the lock (or handled it first). */
   async processBatch(): Promise<number | null> {
-    return this.dataSource.transaction(async (tx) => {
-      const [lock] = await tx.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
-        `${this.store.schema}:${this.handler.name}`,
-      ]);
-      if (!lock.locked) return null;
-      return this.processIn(tx);
-    });
+    if (!this.lockMade) {
+      await makeLockKeys(this.dataSource, this.store.schema, [subscriptionLockKey(this.handler.name)]);
+      this.lockMade = true;
+    }
+    try {
+      return await this.dataSource.transaction(async (tx) => {
+        if (!(await tryLockKey(tx, this.store.schema, subscriptionLockKey(this.handler.name)))) return null;
+        return this.processIn(tx);
+      });
+    } catch (error) {
+      if (error instanceof CheckpointMoved) return null;
+      throw error;
+    }
   }
 
   /** One batch inside a transaction that already holds this subscription's lock (replays use it). */
@@ -156,13 +176,19 @@ export class EventSubscription {
     if (!last) return 0;
     const handled = rows.filter((row) => row.wanted);
     if (handled.length > 0) await this.handler.handle(handled.map((row) => this.store.toStoredEvent(row, this.handler.bodies)), tx);
-    await tx.query(
+    // Moved on only from where this batch began: a follower that read the same checkpoint and
+    // committed first (one not excluded by this lock: a replica of the release before, which took
+    // an advisory lock) makes this batch roll back, handled by nobody twice.
+    const moved = (await tx.query(
       `INSERT INTO ${this.s}.subscription_checkpoints (subscription, transaction_id, global_position, updated_at)
        VALUES ($1, $2::xid8, $3, now())
        ON CONFLICT (subscription) DO UPDATE
-         SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`,
-      [this.handler.name, String(last.transaction_id), String(last.global_position)],
-    );
+         SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()
+         WHERE subscription_checkpoints.global_position IS NOT DISTINCT FROM $4::bigint
+       RETURNING 1`,
+      [this.handler.name, String(last.transaction_id), String(last.global_position), checkpoint?.global_position ?? null],
+    )) as unknown[];
+    if (moved.length === 0) throw new CheckpointMoved(this.handler.name);
     return rows.length;
   }
 
@@ -172,8 +198,9 @@ export class EventSubscription {
       let handled: number | null = 0;
       try {
         handled = await this.processBatch();
+        this.failures.succeeded({ subscription: this.handler.name });
       } catch (error) {
-        this.logger.error({ err: error, subscription: this.handler.name }, 'subscription batch failed; retrying');
+        this.failures.failed(error, { subscription: this.handler.name });
         await this.pauser.wait(this.retryMs);
         continue;
       }

@@ -5,6 +5,7 @@ export * from './migration-runner';
 export * from './prepared-statement-client';
 export * from './processed-messages';
 export * from './projection';
+export * from './schema-locks';
 export * from './sql-executor';
 export * from './stored-event';
 export * from './upcaster';

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { EventStore } from './event-store';
 import { EventSubscription, type EventHandler } from './event-subscription';
+import { lockKeys, subscriptionLockKey } from './schema-locks';
 import { quoteSchema, type SqlExecutor } from './sql-executor';
 import type { StoredEvent } from './stored-event';
 
@@ -30,7 +31,7 @@ export async function replayProjection(
   const batchSize = 5000;
   const subscription = new EventSubscription(dataSource, store, projection, logger, { batchSize });
   return dataSource.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${store.schema}:${projection.name}`]);
+    await lockKeys(tx, store.schema, [subscriptionLockKey(projection.name)]);
     for (const table of projection.tables) await tx.query(`TRUNCATE ${s}.${quoteSchema(table)}`);
     await tx.query(`DELETE FROM ${s}.subscription_checkpoints WHERE subscription = $1`, [projection.name]);
     let total = 0;

@@ -146,7 +146,9 @@ export class CommandBus {
       .catch((error: unknown) => {
         // Not answered here: a send that failed on a lost connection may still have been written,
         // and be decided before its deadline. The request waits for a reply or its timeout.
-        this.logger.error({ err: error, topic }, 'command could not be sent (or its acknowledgement was lost)');
+        // A warning: the request is answered (its reply, or a 503 at its deadline) and the broker
+        // watch reports an outage once.
+        this.logger.warn({ err: error, topic }, 'command could not be sent (or its acknowledgement was lost)');
         this.watch.suspect(error);
       })
       .finally(() => clearTimeout(stall));

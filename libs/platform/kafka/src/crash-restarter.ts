@@ -1,6 +1,7 @@
 import type { Consumer, ConsumerRunConfig } from 'kafkajs';
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
+import { FailureStreak } from '@seed/platform-logging';
 
 export const consumerRestarts = new Counter({
   name: 'kafka_consumer_restarts_total',
@@ -22,7 +23,8 @@ const MAX_DELAY_MS = 10_000;
  * while its process stays up and ready: the service would consume nothing, and say nothing, until
  * someone restarted it.
  *
- * Each such crash is logged as an error and counted (`kafka_consumer_restarts_total`), and the
+ * Each such crash is logged (a warning, an error once the consumer has not joined its group for a
+ * minute: a broker restart crashes consumers for seconds) and counted (`kafka_consumer_restarts_total`), and the
  * consumer runs again after a delay that doubles per crash not followed by a join of the group
  * (1 s up to 10 s), so that a cause that does last (a missing ACL) costs one attempt per 10 s.
  * kafkajs has already disconnected the consumer when it reports the crash; `run` joins again with
@@ -32,6 +34,7 @@ export class CrashRestarter {
   private delayMs = FIRST_DELAY_MS;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly crashes: FailureStreak;
 
   constructor(
     private readonly consumer: Consumer,
@@ -47,7 +50,9 @@ export class CrashRestarter {
     });
     consumer.on(consumer.events.GROUP_JOIN, () => {
       this.delayMs = FIRST_DELAY_MS;
+      this.crashes.succeeded({ groupId });
     });
+    this.crashes = new FailureStreak(logger, 'consumer crashed with an error kafkajs does not restart from; starting it again');
   }
 
   /** No restart from now on (the consumer is being stopped, or never got going). */
@@ -60,7 +65,7 @@ export class CrashRestarter {
     if (this.stopped) return;
     const delayMs = this.delayMs;
     this.delayMs = Math.min(delayMs * 2, MAX_DELAY_MS);
-    this.logger.error({ err: error, groupId: this.groupId, delayMs }, 'consumer crashed with an error kafkajs does not restart from; starting it again');
+    this.crashes.failed(error, { groupId: this.groupId, delayMs });
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.restart(), delayMs);
   }

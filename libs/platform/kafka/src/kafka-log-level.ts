@@ -20,16 +20,35 @@ const LEVELS: Record<number, PinoLevel> = {
 const EXPECTED = new Set([
   ...errorCodes.filter((e) => e.retriable).map((e) => e.message),
   ...errorCodes.filter((e) => ['REBALANCE_IN_PROGRESS', 'TOPIC_ALREADY_EXISTS', 'UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION'].includes(e.type)).map((e) => e.message),
+  // A producer identity the broker no longer accepts: MessageProducer replaces the producer (and warns).
+  ...errorCodes.filter((e) => ['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH'].includes(e.type)).map((e) => e.message),
 ]);
 
 /**
+ * kafkajs's own lines about a broker it cannot reach and consumers it restarts: what a broker
+ * restart makes, for seconds, in every service. A broker that stays away is seen elsewhere: the
+ * readiness probes, the gateway's 503s, and the platform's consumer restarts (`CrashRestarter`),
+ * which become errors after a minute.
+ */
+const TRANSIENT_LINES = [/^Connection error: /, /^Failed to connect to seed broker/, /^Connection timeout/, /^Restarting the consumer in /, /^Crash: /];
+
+/**
  * The pino level of a kafkajs log line: kafkajs's own, except that a broker's answer with an
- * expected protocol error (`Response <Api>(...)` with `error`) is a warning. What is left at error
- * level is what an operator should look at: a crash, a request that ran out of retries, a refusal
- * (authorization, a message too large).
+ * expected protocol error (`Response <Api>(...)` with `error`, the retrier's and the producer's
+ * lines about it) and the lines of a broker restart (connections refused, consumers crashing and
+ * restarted) are warnings. What is left at error level is what an operator should look at: a
+ * request that ran out of retries on something else, a refusal (authorization, a message too large).
  */
 export function kafkaLogLevel(level: number, log: { message?: string; error?: unknown }): PinoLevel {
   const mapped = LEVELS[level] ?? 'info';
-  if (mapped !== 'error' || typeof log.message !== 'string' || !log.message.startsWith('Response ')) return mapped;
-  return typeof log.error === 'string' && EXPECTED.has(log.error) ? 'warn' : mapped;
+  const message = log.message;
+  if (mapped !== 'error' || typeof message !== 'string') return mapped;
+  if (message.startsWith('Response ')) {
+    // A topic another replica created first; ensureTopics reports any real refusal itself.
+    if (message.startsWith('Response CreateTopics') && log.error === 'Topic creation errors') return 'warn';
+    return typeof log.error === 'string' && EXPECTED.has(log.error) ? 'warn' : mapped;
+  }
+  // The retrier's line is the error's message; the producer's, "Failed to send messages: <message>".
+  if (EXPECTED.has(message) || EXPECTED.has(message.replace(/^Failed to send messages: /, ''))) return 'warn';
+  return TRANSIENT_LINES.some((line) => line.test(message)) ? 'warn' : mapped;
 }

@@ -15,8 +15,25 @@ describe('kafkaLogLevel', () => {
   it('keeps what an operator must see at error level: refusals, crashes, and anything else kafkajs calls an error', () => {
     expect(kafkaLogLevel(logLevel.ERROR, { message: 'Response Produce(key: 0, version: 7)', error: 'Not authorized to access topics: [Topic authorization failed]' })).toBe('error');
     expect(kafkaLogLevel(logLevel.ERROR, { message: 'Response Produce(key: 0, version: 7)', error: 'The request included a message larger than the max message size the server will accept' })).toBe('error');
-    expect(kafkaLogLevel(logLevel.ERROR, { message: 'Crash: KafkaJSNumberOfRetriesExceeded: This server is not the leader for that topic-partition' })).toBe('error');
+    expect(kafkaLogLevel(logLevel.ERROR, { message: 'Failed to send messages: Not authorized to access topics: [Topic authorization failed]' })).toBe('error');
+    expect(kafkaLogLevel(logLevel.ERROR, { message: 'Response CreateTopics(key: 19, version: 3)', error: 'Not authorized to access topics: [Topic authorization failed]' })).toBe('error');
     expect(kafkaLogLevel(logLevel.ERROR, { message: 'Response Produce(key: 0, version: 7)' })).toBe('error');
+  });
+
+  it.each([
+    'Connection error: connect ECONNREFUSED 127.0.0.1:9092',
+    'Failed to connect to seed broker, trying another broker from the list: Connection error: connect ECONNREFUSED 127.0.0.1:9092',
+    'Crash: KafkaJSNumberOfRetriesExceeded: Connection error: connect ECONNREFUSED 127.0.0.1:9092',
+    "Crash: KafkaJSProtocolError: The coordinator is loading and hence can't process requests for this group",
+    'Restarting the consumer in 5000ms',
+    'Failed to send messages: This server is not the leader for that topic-partition',
+    'The broker received an out of order sequence number',
+  ])('reads a line of a broker restart (%s) as a warning', (message) => {
+    expect(kafkaLogLevel(logLevel.ERROR, { message })).toBe('warn');
+  });
+
+  it('reads "Topic creation errors" as a warning: another replica created the topic first, and ensureTopics reports a refusal', () => {
+    expect(kafkaLogLevel(logLevel.ERROR, { message: 'Response CreateTopics(key: 19, version: 3)', error: 'Topic creation errors' })).toBe('warn');
   });
 
   it('passes kafkajs\'s other levels through', () => {

@@ -1,3 +1,4 @@
 export * from './correlation-context';
 export * from './logger';
 export * from './nest-logger.adapter';
+export * from './failure-streak';

@@ -9,7 +9,10 @@ export class NestLoggerAdapter implements LoggerService {
     this.logger.info({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string): void {
-    this.logger.error({ context, trace }, String(message));
+    // A command handler's exception: the command server's consumer handles it next, and logs what
+    // it decides (a retry is a warning; a dead letter, an error). Nest's line is a copy, a warning.
+    if (context === 'RpcExceptionsHandler') this.logger.warn({ context, trace }, String(message));
+    else this.logger.error({ context, trace }, String(message));
   }
   warn(message: unknown, context?: string): void {
     this.logger.warn({ context }, String(message));
