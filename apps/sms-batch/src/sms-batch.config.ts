@@ -74,6 +74,13 @@ export class SmsBatchConfig extends PlatformConfig {
   @IsInt() @Min(100) @Max(120_000)
   SMPP_RESPONSE_TIMEOUT_MS = 10_000;
 
+  /**
+   * How old this replica's copy of the opt-outs may get (its refresh failing) before it sends
+   * nothing: past it, whether a recipient said STOP is not known, and the message waits.
+   */
+  @IsInt() @Min(2000) @Max(600_000)
+  OPT_OUTS_STALE_AFTER_MS = 10_000;
+
   @IsInt() @Min(100) @Max(600_000)
   SMPP_RECONNECT_MAX_MS = 30_000;
 

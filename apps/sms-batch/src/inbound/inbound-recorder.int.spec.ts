@@ -60,6 +60,13 @@ describe('InboundRecorder', () => {
     expect((await store.readStream(ds.manager, optOutStreamId('acme_hq', HANDSET))).map((e) => e.type)).toEqual(['RecipientOptedOut', 'RecipientOptedIn']);
   });
 
+  it('opts out the E.164 number of a sender the carrier gave in national form, so that the STOP matches what is sent to it', async () => {
+    await recorder.record('default', wire({ source_addr_ton: 2, source_addr: '07911123456', data_coding: 0, short_message: { message: 'STOP' } }));
+    const message = (await received()).find((m) => m.body === 'STOP' && m.source === '447911123456');
+    expect(message).toMatchObject({ source: '447911123456', keyword: 'opt-out', accountId: 'acme' });
+    expect((await store.readStream(ds.manager, optOutStreamId('acme_hq', '447911123456'))).map((e) => e.type)).toEqual(['RecipientOptedOut']);
+  });
+
   it('answers HELP with the number’s help text, from the number, as a batch of one of its sub-account, once', async () => {
     const from = wire({ source_addr: '447911123456', data_coding: 0, short_message: { message: 'help' } });
     await recorder.record('default', from);

@@ -24,6 +24,8 @@ const STOP_PROGRESS_MS = 2000;
 const OUT_OF_TIME = 'out of SEND_STOP_GRACE_MS';
 /** How soon a message whose route has no bound carrier is looked at again. */
 const NO_CARRIER_RETRY_MS = 1000;
+/** How soon a message held back by unknown opt-outs is tried again. */
+const OPT_OUTS_UNKNOWN_RETRY_MS = 2000;
 
 /**
  * Hands due messages to carriers: keeps up to `claimSize` claimed messages in progress, routes each
@@ -190,7 +192,13 @@ export class MessageSender {
       this.record({ ...held, command: { type: 'ExpireBeforeHandoff', at: now } });
       return 'recorded';
     }
-    if (this.settings.optedOut(message.subAccountId, message.destination)) {
+    const optedOut = this.settings.optedOut(message.subAccountId, message.destination);
+    if (optedOut === 'unknown') {
+      // Opt-outs not read for a while: whether this recipient said STOP is not known, so nothing goes.
+      await this.queue.release([message], OPT_OUTS_UNKNOWN_RETRY_MS, false);
+      return 'recorded';
+    }
+    if (optedOut) {
       this.record({ ...held, command: { type: 'RecordOptedOut', at: now } });
       return 'recorded';
     }

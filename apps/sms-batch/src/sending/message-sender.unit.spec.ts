@@ -55,3 +55,31 @@ describe('MessageSender stop', () => {
     expect(errors).toEqual([expect.stringContaining('did not stop within SEND_STOP_GRACE_MS')]);
   });
 });
+
+describe('MessageSender with the opt-outs unknown', () => {
+  it('hands nothing to a carrier while it cannot tell whether the recipient said STOP: the message waits, unrecorded', async () => {
+    const message = { umid: 'u-1', accountId: 'acme', subAccountId: 'acme_hq', destination: '447700900123', source: null, text: 'Hi', encoding: 'GSM7', expiry: null, attempts: 0, leaseToken: '1', traceparent: null, pinnedCarrier: null, tried: [], locked: false };
+    const released: { umids: string[]; delayMs: number }[] = [];
+    let claims = 0;
+    const queue = {
+      claim: () => Promise.resolve(claims++ === 0 ? [message] : []),
+      release: (messages: { umid: string }[], delayMs: number) => {
+        released.push({ umids: messages.map((m) => m.umid), delayMs });
+        return Promise.resolve();
+      },
+    } as unknown as OutboundQueueRepository;
+    const handedToCarrier: string[] = [];
+    const fleet = { anyBound: () => true, localCarriers: () => [], table: () => (handedToCarrier.push('routed'), { routes: [], carriers: new Map() }) } as unknown as CarrierFleet;
+    const recorded: unknown[] = [];
+    const writer = { drain: () => Promise.resolve(), record: (item: unknown) => (recorded.push(item), Promise.resolve()) } as unknown as MessageLifecycleWriter;
+    const logger = { error: () => undefined, warn: () => undefined, debug: () => undefined } as unknown as Logger;
+    const sender = new MessageSender(queue, fleet, writer, logger, { ...settings, optedOut: () => 'unknown' });
+    sender.start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sender.stop();
+    expect(released).toEqual([{ umids: ['u-1'], delayMs: 2000 }]);
+    expect(recorded).toEqual([]);
+    expect(handedToCarrier).toEqual([]);
+  });
+});
+

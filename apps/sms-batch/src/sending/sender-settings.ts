@@ -12,6 +12,9 @@ export interface SenderSettings {
   retryMaxMs: number;
   /** The text to send for a queue row's text: sealed texts opened, plain ones unchanged. */
   textOf: (stored: string) => string;
-  /** Whether the recipient opted out of the sub-account's messages: then it is never handed to a carrier. */
-  optedOut: (subAccountId: string, msisdn: string) => boolean;
+  /**
+   * Whether the recipient opted out of the sub-account's messages: then it is never handed to a
+   * carrier. 'unknown' while the opt-outs cannot be read: the message waits (fails closed).
+   */
+  optedOut: (subAccountId: string, msisdn: string) => boolean | 'unknown';
 }

@@ -68,7 +68,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
         {
           provide: OptedOutRecipients,
           inject: [DataSource, ServiceSchema, LOGGER],
-          useFactory: (dataSource: DataSource, schema: ServiceSchema, logger: Logger) => new OptedOutRecipients(dataSource.manager, schema.name, logger),
+          useFactory: (dataSource: DataSource, schema: ServiceSchema, logger: Logger) => new OptedOutRecipients(dataSource.manager, schema.name, logger, 1000, config.OPT_OUTS_STALE_AFTER_MS),
         },
         {
           provide: CarrierFleet,

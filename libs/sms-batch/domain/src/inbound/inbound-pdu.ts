@@ -1,3 +1,4 @@
+import { inboundSender } from './inbound-sender';
 import { encodingOfDataCoding, type InboundEncoding } from './inbound-text';
 import { splitUserDataHeader, validConcatenation, type Concatenation } from './user-data-header';
 import { bytesToBase64 } from './octets';
@@ -9,6 +10,8 @@ import { unpackGsm7Septets } from './gsm7-packing';
  */
 export interface InboundPdu {
   sourceAddr: string;
+  /** source_addr_ton: how to read the sender (national, international, alphanumeric); 0 when absent. */
+  sourceAddrTon?: number;
   destinationAddr: string;
   esmClass: number;
   dataCoding: number;
@@ -67,7 +70,7 @@ export function parseInboundPdu(pdu: InboundPdu, options: InboundPduOptions = {}
   // Parts are stored unpacked, so that siblings join septet by septet whatever the carrier sent.
   const packed = options.gsm7Packed === true && encoding === 'GSM7';
   return {
-    source: pdu.sourceAddr,
+    source: inboundSender(pdu.sourceAddr, pdu.sourceAddrTon ?? 0, pdu.destinationAddr),
     destination: pdu.destinationAddr,
     encoding,
     userData: bytesToBase64(packed ? unpackGsm7Septets(body, userData.length - body.length) : body),

@@ -16,6 +16,7 @@ export function inboundPduFromSmppFields(pdu: Readonly<Record<string, unknown>>)
   const dataCoding = numberOr(pdu['data_coding'], 0);
   return {
     sourceAddr: stringOr(pdu['source_addr']),
+    sourceAddrTon: numberOr(pdu['source_addr_ton'], 0),
     destinationAddr: stringOr(pdu['destination_addr']),
     esmClass: numberOr(pdu['esm_class'], 0),
     dataCoding,

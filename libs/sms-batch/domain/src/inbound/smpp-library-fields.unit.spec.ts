@@ -69,6 +69,7 @@ describe('inboundPduFromSmppFields', () => {
   it('takes plain octets and missing fields as they come', () => {
     expect(inboundPduFromSmppFields({ short_message: Buffer.from([1, 2]) })).toEqual({
       sourceAddr: '',
+      sourceAddrTon: 0,
       destinationAddr: '',
       esmClass: 0,
       dataCoding: 0,
