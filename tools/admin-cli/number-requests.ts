@@ -5,13 +5,14 @@
  */
 import { UsageError, type AdminRequest } from './routing-requests';
 
-export const NUMBER_USAGE = `  put-number <number> <accountId> <subAccountId> [--webhook URL] [--help-text TEXT]
+export const NUMBER_USAGE = `  put-number <number> <accountId> <subAccountId> [--webhook URL] [--help-text TEXT] [--carriers ID,ID]
                                               assign a long number (+447700900123) or short code to a sub-account,
-                                              moving it from another; without --webhook, inbound SMS go to the account's callback URL
+                                              moving it from another; without --webhook, inbound SMS go to the account's callback URL;
+                                              without --carriers, the carriers of its routes may deliver inbound SMS to it
   list-numbers [subAccountId]                 every number, or one sub-account's
   remove-number <number>                      inbound SMS to it are recorded and no longer posted`;
 
-const PUT_OPTIONS: Record<string, 'inboundWebhookUrl' | 'helpText'> = { '--webhook': 'inboundWebhookUrl', '--help-text': 'helpText' };
+const PUT_OPTIONS: Record<string, 'inboundWebhookUrl' | 'helpText' | 'carriers'> = { '--webhook': 'inboundWebhookUrl', '--help-text': 'helpText', '--carriers': 'carriers' };
 
 /** The request for a number command, or null when `command` is not one of them. */
 export function numberRequest(command: string | undefined, args: readonly string[]): AdminRequest | null {
@@ -36,15 +37,15 @@ export function numberRequest(command: string | undefined, args: readonly string
   }
 }
 
-function putOptions(flags: readonly string[]): Record<string, string> {
-  const body: Record<string, string> = {};
+function putOptions(flags: readonly string[]): Record<string, string | string[]> {
+  const body: Record<string, string | string[]> = {};
   for (let i = 0; i < flags.length; i += 2) {
     const name = flags[i] as string;
     const field = PUT_OPTIONS[name];
     if (field === undefined) throw new UsageError(`unknown option ${name}`);
     const value = flags[i + 1];
     if (value === undefined) throw new UsageError(`${name} needs a value`);
-    body[field] = value;
+    body[field] = field === 'carriers' ? value.split(',').map((id) => id.trim()) : value;
   }
   return body;
 }

@@ -9,6 +9,7 @@ describe('the admin CLI number commands', () => {
       body: { accountId: 'acme', subAccountId: 'acme_hq', inboundWebhookUrl: 'https://hooks.acme.example/in', helpText: 'Acme: reply STOP to opt out' },
     });
     expect(numberRequest('put-number', ['60777', 'acme', 'acme_eu'])).toEqual({ method: 'PUT', path: '/admin/v1/numbers/60777', body: { accountId: 'acme', subAccountId: 'acme_eu' } });
+    expect(numberRequest('put-number', ['60777', 'acme', 'acme_eu', '--carriers', 'carrier-a, carrier-b'])).toMatchObject({ body: { carriers: ['carrier-a', 'carrier-b'] } });
   });
 
   it('lists every number or one sub-account, and removes', () => {

@@ -52,6 +52,10 @@ export class SmsBatchConfig extends PlatformConfig {
   @IsInt() @Min(1000) @Max(86_400_000)
   INBOUND_PART_MAX_WAIT_MS = 600_000;
 
+  /** HELP answers a handset gets from one number in an hour at most; past it a HELP is recorded, not answered. */
+  @IsInt() @Min(0) @Max(1000)
+  INBOUND_HELP_REPLIES_PER_HOUR = 3;
+
   /** How often a replica renews its bind leases, re-reads the routing table and re-spreads the binds. */
   @IsInt() @Min(100) @Max(10_000)
   CARRIER_TICK_MS = 1000;

@@ -58,7 +58,7 @@ export function numberInput(body: unknown): NumberInput {
     // The shared rule names the account's field; the operator sent this one.
     if (problem) throw ApiError.badRequest(problem.replace(/^dlrCallbackUrl\b/, 'inboundWebhookUrl'));
   }
-  return { accountId: dto.accountId, subAccountId: dto.subAccountId, inboundWebhookUrl, helpText: dto.helpText ?? null };
+  return { accountId: dto.accountId, subAccountId: dto.subAccountId, inboundWebhookUrl, helpText: dto.helpText ?? null, carriers: dto.carriers ?? null };
 }
 
 /** `?subAccountId=` of the list, or null for every number; given twice it arrives as an array and is refused. */

@@ -58,12 +58,12 @@ describe('the number of a numbers path', () => {
 
 describe('PUT /admin/v1/numbers/{number} body', () => {
   it('stores omitted and null optional fields as null', () => {
-    expect(numberInput(ACME)).toEqual({ ...ACME, inboundWebhookUrl: null, helpText: null });
-    expect(numberInput({ ...ACME, inboundWebhookUrl: null, helpText: null })).toEqual({ ...ACME, inboundWebhookUrl: null, helpText: null });
+    expect(numberInput(ACME)).toEqual({ ...ACME, inboundWebhookUrl: null, helpText: null, carriers: null });
+    expect(numberInput({ ...ACME, inboundWebhookUrl: null, helpText: null, carriers: null })).toEqual({ ...ACME, inboundWebhookUrl: null, helpText: null, carriers: null });
   });
 
   it('passes given values on', () => {
-    const body = { ...ACME, inboundWebhookUrl: 'https://hooks.acme.example/inbound?n=1', helpText: 'Acme: reply STOP to opt out' };
+    const body = { ...ACME, inboundWebhookUrl: 'https://hooks.acme.example/inbound?n=1', helpText: 'Acme: reply STOP to opt out', carriers: ['carrier-a', 'carrier-b'] };
     expect(numberInput({ ...body, unknownField: 1 })).toEqual(body);
     expect(numberInput({ ...ACME, inboundWebhookUrl: 'http://10.0.0.7:8080/in' }).inboundWebhookUrl).toBe('http://10.0.0.7:8080/in');
   });
@@ -88,6 +88,9 @@ describe('PUT /admin/v1/numbers/{number} body', () => {
     ['an empty help text', { ...ACME, helpText: '' }, 'helpText must be 1-459 characters'],
     ['a help text of spaces', { ...ACME, helpText: ' \n ' }, 'helpText must be 1-459 characters, not only spaces'],
     ['a help text of 460 characters', { ...ACME, helpText: 'x'.repeat(460) }, 'helpText must be 1-459 characters'],
+    ['carriers that are not a list', { ...ACME, carriers: 'carrier-a' }, 'carriers must be a list of carrier ids, or null'],
+    ['an empty carrier list', { ...ACME, carriers: [] }, 'carriers must hold at least one carrier id, or be null'],
+    ['a carrier id with capitals', { ...ACME, carriers: ['Carrier-A'] }, 'carriers must hold carrier ids'],
     ['a help text that is not a string', { ...ACME, helpText: 42 }, 'helpText must be 1-459 characters'],
     ['a body that is not an object', [ACME], 'request body must be a JSON object'],
   ])('refuses %s with 400, code 1000', (_name, body, message) => {

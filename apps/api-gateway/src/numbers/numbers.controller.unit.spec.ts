@@ -45,7 +45,7 @@ describe('numbers admin routes', () => {
         topic: SMS_BATCH_COMMAND_TOPIC,
         key: NUMBERS_COMMAND_KEY,
         type: 'PutNumber',
-        data: { number: '447700900123', assignment: { accountId: 'acme', subAccountId: 'acme_eu', inboundWebhookUrl: null, helpText: 'Reply STOP to opt out' } },
+        data: { number: '447700900123', assignment: { accountId: 'acme', subAccountId: 'acme_eu', inboundWebhookUrl: null, helpText: 'Reply STOP to opt out', carriers: null } },
       },
       { topic: SMS_BATCH_COMMAND_TOPIC, key: NUMBERS_COMMAND_KEY, type: 'GetNumber', data: { number: '447700900123' } },
       { topic: SMS_BATCH_COMMAND_TOPIC, key: NUMBERS_COMMAND_KEY, type: 'ListNumbers', data: { subAccountId: null } },

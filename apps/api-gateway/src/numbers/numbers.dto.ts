@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { CARRIER_ID_PATTERN } from '@seed/sms-batch-contracts';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 
 /*
  * The body of `PUT /admin/v1/numbers/{number}`: the whole assignment, so an omitted (or null)
@@ -63,4 +64,22 @@ export class PutNumberDto {
   @Length(1, HELP_TEXT_MAX, { message: HELP_TEXT_MESSAGE })
   @IsString({ message: HELP_TEXT_MESSAGE })
   helpText?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', pattern: CARRIER_ID_PATTERN.source },
+    minItems: 1,
+    maxItems: 50,
+    nullable: true,
+    description:
+      'The carriers (ids of GET /admin/v1/carriers) that may deliver inbound SMS to this number. Null or absent: every carrier of the routes that match the number. ' +
+      'An inbound SMS from any other carrier is recorded, marked unboundCarrier, and not acted on: not posted, no opt-out or opt-in, no HELP answer.',
+    example: ['carrier-a'],
+  })
+  @IsOptional()
+  @Matches(CARRIER_ID_PATTERN, { each: true, message: '$property must hold carrier ids (1-40 lower-case letters, digits and -)' })
+  @ArrayMaxSize(50, { message: '$property must hold at most 50 carrier ids' })
+  @ArrayMinSize(1, { message: '$property must hold at least one carrier id, or be null' })
+  @IsArray({ message: '$property must be a list of carrier ids, or null' })
+  carriers?: string[] | null;
 }

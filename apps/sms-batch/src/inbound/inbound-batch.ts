@@ -10,6 +10,8 @@ export interface InboundItem {
   carrierId: string;
   receivedAt: string;
   addressee: InboundAddressee | null;
+  /** The carrier may not deliver to the number (mayDeliverInbound): no owner, and the message says so. */
+  unboundCarrier?: boolean;
 }
 
 export interface InboundBatchDecision {

@@ -123,4 +123,39 @@ describe('InboundRecorder', () => {
     expect(last).toMatchObject({ destination: '999999', accountId: null, subAccountId: null, keyword: 'opt-out' });
     expect(await store.readStream(ds.manager, optOutStreamId('acme_hq', '447700900999'))).toEqual([]);
   });
+
+  it('records a STOP, START or HELP from a carrier that may not deliver to the number without an owner, marked, and acts on none', async () => {
+    const BOUND = '447911300300';
+    const at = new Date().toISOString();
+    const assigned = { number: BOUND, accountId: 'acme', subAccountId: 'acme_hq', inboundWebhookUrl: null, helpText: 'ACME: reply STOP to end', carriers: ['carrier-a'], assignedAt: at };
+    await store.append(ds.manager, [{ streamId: NUMBERS_STREAM, expectedVersion: 1, events: [{ type: 'NumberAssigned', schemaVersion: 1, data: assigned }] }], { correlationId: 'bound', causationId: null, occurredAt: at });
+    const logger = testLogger();
+    const held = new InboundRecorder(ds, store, numbers, pipelineOf(ds, store, schema, logger), logger, { duplicateWindowMs: 60_000, maxWaitMs: 1 });
+    held.bindRouting(() => ({ routes: [], carriers: new Map() }));
+    const from = (carrierId: string, body: string) => held.record(carrierId, wire({ source_addr: '447911400400', destination_addr: BOUND, data_coding: 0, short_message: { message: body } }));
+    await from('carrier-a', 'STOP');
+    await from('carrier-x', 'START'); // forged: carrier-x may not deliver to the number
+    await from('carrier-x', 'HELP');
+    const messages = (await received()).filter((m) => m.destination === BOUND);
+    expect(messages.map((m) => [m.body, m.accountId, m.unboundCarrier ?? false])).toEqual([
+      ['STOP', 'acme', false],
+      ['START', null, true],
+      ['HELP', null, true],
+    ]);
+    // The STOP holds; the forged START did not opt the handset back in, and HELP was not answered.
+    expect((await store.readStream(ds.manager, optOutStreamId('acme_hq', '447911400400'))).map((e) => e.type)).toEqual(['RecipientOptedOut']);
+    const queued = (await ds.query(`SELECT data FROM "${schema}".events WHERE type = 'MessageQueued'`)) as { data: { destination: string } }[];
+    expect(queued.filter((r) => r.data.destination === '447911400400')).toEqual([]);
+  });
+
+  it('answers a handset at most three HELPs an hour from one number; the others are recorded, not answered', async () => {
+    const handset = '447911500500';
+    for (const body of ['HELP', 'help', 'Help', 'INFO', 'info']) await recorder.record('default', wire({ source_addr: handset, data_coding: 0, short_message: { message: body } }));
+    const helps = (await received()).filter((m) => m.source === handset && m.keyword === 'help');
+    expect(helps).toHaveLength(5);
+    const batches = (await ds.query(`SELECT data FROM "${schema}".events WHERE type = 'BatchSubmitted'`)) as { data: { clientBatchId: string } }[];
+    const answered = helps.filter((m) => batches.some((b) => b.data.clientBatchId === `help-${m.umid}`)).map((m) => m.body);
+    expect(answered).toEqual(['HELP', 'help', 'Help']);
+  });
 });
+

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { ConcurrencyError, isTransientDatabaseError, quoteSchema, type AppendToStream, type CommandPipeline, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
+import { ConcurrencyError, isTransientDatabaseError, lockKeys, lockSlot, quoteSchema, type AppendToStream, type CommandPipeline, type EventStore, type SqlExecutor } from '@seed/platform-event-store';
 import { inboundGroupStreamId, inboundMessageStreamId, optOutStreamId, type InboundMessageReceivedV1, type NumberAssignedV1 } from '@seed/sms-batch-contracts';
 import {
   decideInboundExpiry,
@@ -10,6 +10,7 @@ import {
   evolveInbound,
   evolveOptOut,
   inboundPduFromSmppFields,
+  mayDeliverInbound,
   NO_OPT_OUT,
   normalizeMsisdn,
   parseInboundPdu,
@@ -17,6 +18,7 @@ import {
   type InboundAddressee,
   type InboundEvent,
   type InboundStreamState,
+  type RoutingTable,
 } from '@seed/sms-batch-domain';
 import type { StoredNumbers } from '../numbers/stored-numbers';
 import { helpReplyAppends } from './help-reply';
@@ -28,6 +30,8 @@ export interface InboundSettings {
   duplicateWindowMs: number;
   /** How long parts wait for their siblings before they are delivered without them. */
   maxWaitMs: number;
+  /** HELP answers a handset gets from one number in an hour at most; past it, a HELP is recorded and not answered. Default 3. */
+  helpRepliesPerHour?: number;
 }
 
 /** deliver_sm written in one transaction at most: a carrier's window is typically 10-100 a session. */
@@ -48,8 +52,11 @@ interface Pending {
  */
 export class InboundRecorder {
   private readonly openGroups: string;
+  private readonly helpReplies: string;
   private readonly pending: Pending[] = [];
   private writing: Promise<void> | undefined;
+  /** The routing table the numbers' carriers are read from; unset, any carrier may deliver to any number. */
+  private routing: (() => RoutingTable) | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -60,6 +67,12 @@ export class InboundRecorder {
     private readonly settings: InboundSettings,
   ) {
     this.openGroups = `${quoteSchema(store.schema)}.inbound_open_groups`;
+    this.helpReplies = `${quoteSchema(store.schema)}.help_replies`;
+  }
+
+  /** Holds inbound SMS to the carriers that may deliver them (mayDeliverInbound), read from `table` as it is then. */
+  bindRouting(table: () => RoutingTable): void {
+    this.routing = table;
   }
 
   /**
@@ -73,9 +86,10 @@ export class InboundRecorder {
     const streamId = key === null ? inboundMessageStreamId(digest([part.source, part.destination, part.encoding, part.userData])) : inboundGroupStreamId(digest([key]));
     const receivedAt = new Date().toISOString();
     // A number assigned a moment ago may not be in this replica's copy yet: look again before deciding it is none of ours.
-    const addressee = this.addresseeOf(part.destination) ?? (await this.numbers.refresh().then(() => this.addresseeOf(part.destination)));
+    if (!this.numberFor(part.destination)) await this.numbers.refresh();
+    const { addressee, unboundCarrier } = this.ownerOf(part.destination, carrierId);
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ item: { part, streamId, carrierId, receivedAt, addressee }, resolve, reject });
+      this.pending.push({ item: { part, streamId, carrierId, receivedAt, addressee, unboundCarrier }, resolve, reject });
       if (!this.writing) this.writing = this.writeAll().finally(() => (this.writing = undefined));
     });
   }
@@ -125,8 +139,8 @@ export class InboundRecorder {
   async expire(streamId: string): Promise<void> {
     const events = await this.inTransaction(streamId, async (_tx, state) => {
       const first = state.open?.parts[0];
-      const addressee = first ? this.addresseeOf(first.part.destination) : null;
-      return decideInboundExpiry({ at: new Date().toISOString(), umid: randomUUID(), addressee, maxWaitMs: this.settings.maxWaitMs }, state);
+      const owner = first ? this.ownerOf(first.part.destination, first.carrierId) : { addressee: null, unboundCarrier: false };
+      return decideInboundExpiry({ at: new Date().toISOString(), umid: randomUUID(), maxWaitMs: this.settings.maxWaitMs, ...owner }, state);
     });
     if (events.length > 0) countInbound(events);
   }
@@ -158,8 +172,27 @@ export class InboundRecorder {
   /** STOP-family and START-family texts to a number of ours change the sender's opt-out of its sub-account. */
   /** What a whole message causes besides itself: its sender's opt-out or opt-in, and HELP's answer. */
   private async followUps(tx: SqlExecutor, message: InboundMessageReceivedV1, earlier: readonly AppendToStream[]): Promise<AppendToStream[]> {
-    const help = helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null).map((a) => ({ ...a, correlationId: message.umid }));
+    const answer = helpReplyAppends(message, this.numberFor(message.destination)?.helpText ?? null).map((a) => ({ ...a, correlationId: message.umid }));
+    const help = answer.length > 0 && (await this.helpAnswerAllowed(tx, message)) ? answer : [];
     return [...(await this.optOutAppends(tx, message, earlier)), ...help];
+  }
+
+  /**
+   * Whether a HELP may be answered: fewer than `helpRepliesPerHour` answers went from this number to
+   * this handset in the hour before it (counted under a lock of the pair, so two replicas count one
+   * after the other). A forged or repeated HELP cannot make the platform text a handset without end.
+   */
+  private async helpAnswerAllowed(tx: SqlExecutor, message: InboundMessageReceivedV1): Promise<boolean> {
+    const pair = [message.destination, message.source, message.receivedAt];
+    await lockKeys(tx, this.store.schema, [lockSlot('help-replies', `${message.destination}:${message.source}`)]);
+    await tx.query(`DELETE FROM ${this.helpReplies} WHERE number = $1 AND recipient = $2 AND sent_at <= $3::timestamptz - interval '1 hour'`, pair);
+    const [row] = (await tx.query(`SELECT count(*)::int AS n FROM ${this.helpReplies} WHERE number = $1 AND recipient = $2`, pair.slice(0, 2))) as { n: number }[];
+    if ((row?.n ?? 0) >= (this.settings.helpRepliesPerHour ?? 3)) {
+      this.logger.info({ number: message.destination, umid: message.umid }, 'HELP not answered: the handset had its answers from this number this hour');
+      return false;
+    }
+    await tx.query(`INSERT INTO ${this.helpReplies} (number, recipient, sent_at) VALUES ($1, $2, $3)`, pair);
+    return true;
   }
 
   /**
@@ -184,9 +217,18 @@ export class InboundRecorder {
     return this.numbers.numberOf(destination) ?? this.numbers.numberOf(normalizeMsisdn(destination) ?? destination);
   }
 
-  private addresseeOf(destination: string): InboundAddressee | null {
+  /**
+   * Who a message to `destination` belongs to: the number's sub-account, unless the carrier that
+   * delivered it may not deliver to that number; then nobody (it is recorded, and not acted on).
+   */
+  private ownerOf(destination: string, carrierId: string): { addressee: InboundAddressee | null; unboundCarrier: boolean } {
     const number = this.numberFor(destination);
-    return number ? { accountId: number.accountId, subAccountId: number.subAccountId, inboundWebhookUrl: number.inboundWebhookUrl } : null;
+    if (!number) return { addressee: null, unboundCarrier: false };
+    if (this.routing && !mayDeliverInbound(carrierId, number, this.routing())) {
+      this.logger.warn({ carrierId, number: number.number, subAccountId: number.subAccountId }, 'inbound SMS from a carrier that may not deliver to the number: recorded, not acted on');
+      return { addressee: null, unboundCarrier: true };
+    }
+    return { addressee: { accountId: number.accountId, subAccountId: number.subAccountId, inboundWebhookUrl: number.inboundWebhookUrl }, unboundCarrier: false };
   }
 }
 

@@ -26,4 +26,17 @@ export const inboundMigrations: Migration[] = [
       `CREATE INDEX IF NOT EXISTS inbound_messages_by_sub_account ON ${s}.inbound_messages (sub_account_id, global_position DESC)`,
     ],
   },
+  {
+    id: '015-help-replies',
+    statements: (s) => [
+      // The HELP answers of the last hour per number and handset, to cap them (INBOUND_HELP_REPLIES_PER_HOUR):
+      // a HELP is cheap to send and each answer is an SMS the platform pays for.
+      `CREATE TABLE IF NOT EXISTS ${s}.help_replies (
+         number text NOT NULL,
+         recipient text NOT NULL,
+         sent_at timestamptz NOT NULL
+       )`,
+      `CREATE INDEX IF NOT EXISTS help_replies_by_pair ON ${s}.help_replies (number, recipient, sent_at)`,
+    ],
+  },
 ];

@@ -58,7 +58,7 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
           provide: InboundRecorder,
           inject: [DataSource, EventStore, StoredNumbers, CommandPipeline, LOGGER],
           useFactory: (dataSource: DataSource, store: EventStore, numbers: StoredNumbers, pipeline: CommandPipeline, logger: Logger) =>
-            new InboundRecorder(dataSource, store, numbers, pipeline, logger, { duplicateWindowMs: config.INBOUND_DUPLICATE_WINDOW_MS, maxWaitMs: config.INBOUND_PART_MAX_WAIT_MS }),
+            new InboundRecorder(dataSource, store, numbers, pipeline, logger, { duplicateWindowMs: config.INBOUND_DUPLICATE_WINDOW_MS, maxWaitMs: config.INBOUND_PART_MAX_WAIT_MS, helpRepliesPerHour: config.INBOUND_HELP_REPLIES_PER_HOUR }),
         },
         {
           provide: InboundExpiry,
@@ -82,8 +82,8 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
             writer: MessageLifecycleWriter,
             inbound: InboundRecorder,
             logger: Logger,
-          ) =>
-            new CarrierFleet(
+          ) => {
+            const fleet = new CarrierFleet(
               new StoredRoutingConfig(
                 dataSource,
                 store,
@@ -109,7 +109,11 @@ export class SendingModule implements OnApplicationBootstrap, BeforeApplicationS
                 // Acknowledgements and notifications that are no receipt are answered and dropped.
                 if (receipt) await writer.record({ receipt: { ...receipt, carrierId } });
               },
-            ),
+            );
+            // Inbound SMS are held to the carriers that may deliver to their number (the numbers' and the routes').
+            inbound.bindRouting(() => fleet.table());
+            return fleet;
+          },
         },
         {
           provide: MessageSender,

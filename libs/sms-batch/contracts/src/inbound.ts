@@ -46,6 +46,11 @@ export interface InboundMessageReceivedV1 {
   inboundWebhookUrl: string | null;
   carrierId: string;
   receivedAt: string;
+  /**
+   * Present (true) when the carrier that delivered it may not deliver to the number (the number's
+   * `carriers`, or its routes'): recorded without an owner and not acted on. Absent otherwise.
+   */
+  unboundCarrier?: true;
 }
 
 /** The stream of one single-part message's text from one sender to one number (a carrier's resend lands in it). */

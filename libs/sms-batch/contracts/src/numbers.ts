@@ -18,6 +18,12 @@ export interface NumberInput {
   inboundWebhookUrl: string | null;
   /** Sent back to a recipient who texts HELP or INFO to this number; null: no answer. */
   helpText: string | null;
+  /**
+   * The carriers that may deliver inbound SMS to this number; absent or null: every carrier of the
+   * routes that match the number. An inbound SMS from another carrier is recorded, marked
+   * `unboundCarrier`, and not acted on (not posted, no opt-out, no HELP answer).
+   */
+  carriers?: string[] | null;
 }
 
 export interface NumberAssignedV1 extends NumberInput {

@@ -131,7 +131,7 @@ const LIFECYCLE_TYPES = ['MessageRouted', 'MessageSent', 'MessageDelivered', 'Me
 const TWO_WAY_TYPES = [...INBOUND_TYPES, ...OPT_OUT_TYPES, ...NUMBER_TYPES];
 const ALL_TYPES = [...BATCH_TYPES, ...LIFECYCLE_TYPES, ...CONFIG_TYPES, ...TWO_WAY_TYPES];
 /** Fields a decider writes only sometimes, by type: absent in events written before routing existed. */
-const OPTIONAL_FIELDS: Record<string, string[]> = { MessageSent: ['carrierId'] };
+const OPTIONAL_FIELDS: Record<string, string[]> = { MessageSent: ['carrierId'], InboundMessageReceived: ['unboundCarrier'], NumberAssigned: ['carriers'] };
 const LATER = '2030-01-15T10:00:05.000Z';
 
 /**

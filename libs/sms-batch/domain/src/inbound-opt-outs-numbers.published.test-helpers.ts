@@ -86,10 +86,13 @@ class PublishedLog {
   }
 
   /** One part recorded as the recorder does: the part's stream, and the sender's opt-out on a STOP or START, in one append. */
-  inbound(part: InboundPart, receivedAt: string, umid: string, groupId: string, addressee: InboundAddressee | null): void {
+  inbound(part: InboundPart, receivedAt: string, umid: string, groupId: string, addressee: InboundAddressee | null, carrierId = 'carrier-a'): void {
     const streamId = inboundStreamOf(part);
     const state = this.stream(streamId).reduce(evolveInbound, EMPTY_INBOUND_STREAM);
-    this.record(streamId, decideInboundPart({ part, carrierId: 'carrier-a', receivedAt, umid, groupId, addressee, duplicateWindowMs: 120_000 }, state), receivedAt);
+    // A carrier other than carrier-a may not deliver to these numbers: the recorder gives its messages no owner.
+    const unboundCarrier = carrierId !== 'carrier-a' && addressee !== null;
+    const decided = decideInboundPart({ part, carrierId, receivedAt, umid, groupId, addressee: unboundCarrier ? null : addressee, duplicateWindowMs: 120_000, unboundCarrier }, state);
+    this.record(streamId, decided, receivedAt);
   }
 
   /** The expiry sweep over the stream of `part`, `at`. */
@@ -182,5 +185,8 @@ export function variedTwoWayEvents(): PublishedEvent[] {
   log.expire(sar, later(at(12), INBOUND_PART_MAX_WAIT_MS), id(UMID, 33), ACME_HQ);
   log.adminOptOut({ type: 'OptOut', accountId: 'acme', subAccountId: 'acme_hq', msisdn: '447700900456', at: at(20) }, id(COMMAND_ID, 20));
   log.numbers({ type: 'PutNumber', number: OUR_NUMBER, assignment: { ...ACME_HQ, inboundWebhookUrl: null, helpText: null } }, at(21), id(COMMAND_ID, 21));
+  // The number bound to carrier-a by name; a START to it from another carrier is not the handset's.
+  log.numbers({ type: 'PutNumber', number: OUR_NUMBER, assignment: { ...ACME_HQ, inboundWebhookUrl: null, helpText: null, carriers: ['carrier-a'] } }, at(22), id(COMMAND_ID, 22));
+  log.inbound(pdu({ text: 'START' }), at(23), id(UMID, 40), id(GROUP_ID, 40), ACME_HQ, 'carrier-x');
   return log.events;
 }

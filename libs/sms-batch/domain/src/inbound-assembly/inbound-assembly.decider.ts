@@ -25,6 +25,8 @@ export interface InboundArrival {
   groupId: string;
   addressee: InboundAddressee | null;
   duplicateWindowMs: number;
+  /** The carrier may not deliver to the number: the message has no owner and says so. */
+  unboundCarrier?: boolean;
 }
 
 export type InboundEvent = NewEvent<InboundPartReceivedV1, 'InboundPartReceived'> | NewEvent<InboundMessageReceivedV1, 'InboundMessageReceived'>;
@@ -70,7 +72,7 @@ export function decideInboundPart(arrival: InboundArrival, state: InboundStreamS
 
 /** The parts that waited `maxWaitMs` for their siblings, delivered as they are, marked incomplete. */
 export function decideInboundExpiry(
-  expiry: { at: string; umid: string; addressee: InboundAddressee | null; maxWaitMs: number },
+  expiry: { at: string; umid: string; addressee: InboundAddressee | null; maxWaitMs: number; unboundCarrier?: boolean },
   state: InboundStreamState,
 ): InboundEvent[] {
   const open = state.open;
@@ -89,7 +91,7 @@ function isCopy(part: InboundPart, state: InboundStreamState, arrival: InboundAr
   return last.parts.length === 0 ? sequence === null : last.parts.some((p) => p.userData === part.userData && (p.concatenation?.sequence ?? null) === sequence);
 }
 
-function messageOf(parts: readonly InboundPart[], arrival: Pick<InboundArrival, 'umid' | 'addressee' | 'carrierId' | 'receivedAt'>, expired: boolean): InboundMessageReceivedV1 {
+function messageOf(parts: readonly InboundPart[], arrival: Pick<InboundArrival, 'umid' | 'addressee' | 'carrierId' | 'receivedAt' | 'unboundCarrier'>, expired: boolean): InboundMessageReceivedV1 {
   const first = parts[0] as InboundPart;
   const joined = joinParts(parts);
   return {
@@ -106,5 +108,6 @@ function messageOf(parts: readonly InboundPart[], arrival: Pick<InboundArrival, 
     inboundWebhookUrl: arrival.addressee?.inboundWebhookUrl ?? null,
     carrierId: arrival.carrierId,
     receivedAt: arrival.receivedAt,
+    ...(arrival.unboundCarrier ? { unboundCarrier: true as const } : {}),
   };
 }

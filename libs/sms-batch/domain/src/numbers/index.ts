@@ -1,1 +1,2 @@
 export * from './numbers.decider';
+export * from './inbound-carriers';

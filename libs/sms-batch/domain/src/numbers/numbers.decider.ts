@@ -1,5 +1,5 @@
 import type { NewEvent } from '@seed/contracts';
-import { NUMBER_PATTERN, type NumberAssignedV1, type NumberInput, type NumberReleasedV1 } from '@seed/sms-batch-contracts';
+import { CARRIER_ID_PATTERN as CARRIER_ID, NUMBER_PATTERN, type NumberAssignedV1, type NumberInput, type NumberReleasedV1 } from '@seed/sms-batch-contracts';
 
 /** Every number and the sub-account it belongs to (stream `numbers`). */
 export interface NumbersState {
@@ -49,6 +49,18 @@ export function decideNumbers(command: NumbersCommand, state: NumbersState, now:
     return [{ type: 'NumberReleased', schemaVersion: 1, data: { number: command.number, accountId: stored.accountId, subAccountId: stored.subAccountId, releasedAt: now } }];
   }
   const { accountId, subAccountId, inboundWebhookUrl, helpText } = command.assignment;
-  if (stored && stored.accountId === accountId && stored.subAccountId === subAccountId && stored.inboundWebhookUrl === inboundWebhookUrl && stored.helpText === helpText) return [];
-  return [{ type: 'NumberAssigned', schemaVersion: 1, data: { number: command.number, accountId, subAccountId, inboundWebhookUrl, helpText, assignedAt: now } }];
+  const carriers = carriersOf(command.assignment.carriers);
+  const sameCarriers = (stored?.carriers ?? null)?.join() === carriers?.join();
+  if (stored && stored.accountId === accountId && stored.subAccountId === subAccountId && stored.inboundWebhookUrl === inboundWebhookUrl && stored.helpText === helpText && sameCarriers) return [];
+  // `carriers` only when set, so that a number without a list reads as numbers assigned before it existed.
+  return [{ type: 'NumberAssigned', schemaVersion: 1, data: { number: command.number, accountId, subAccountId, inboundWebhookUrl, helpText, ...(carriers ? { carriers } : {}), assignedAt: now } }];
+}
+
+/** An explicit carrier list, sorted and without repeats; null for none (the routes decide). */
+function carriersOf(carriers: readonly string[] | null | undefined): string[] | null {
+  if (carriers === null || carriers === undefined) return null;
+  if (!Array.isArray(carriers) || carriers.length === 0 || carriers.some((c) => typeof c !== 'string' || !CARRIER_ID.test(c))) {
+    throw new NumbersError('invalid', 'carriers must be a non-empty list of carrier ids, or null');
+  }
+  return [...new Set(carriers)].sort();
 }

@@ -23,4 +23,15 @@ describe('the numbers decider', () => {
     expect(() => decideNumbers({ ...put, number: '+447700100100' }, initialNumbersState(), NOW)).toThrow(NumbersError);
     expect(() => decideNumbers({ type: 'RemoveNumber', number: '12345' }, initialNumbersState(), NOW)).toThrow(/no number 12345/);
   });
+
+  it('keeps a carrier list sorted and once each, appends nothing for the same list again, and refuses an empty or malformed one', () => {
+    const bound = apply(initialNumbersState(), { ...put, assignment: { ...assignment, carriers: ['carrier-b', 'carrier-a', 'carrier-b'] } });
+    expect(bound.numbers.get('447700100100')?.carriers).toEqual(['carrier-a', 'carrier-b']);
+    expect(decideNumbers({ ...put, assignment: { ...assignment, carriers: ['carrier-a', 'carrier-b'] } }, bound, NOW)).toEqual([]);
+    // Back to the routes' carriers: a new assignment without a list.
+    const unbound = apply(bound, { ...put, assignment: { ...assignment, carriers: null } });
+    expect(unbound.numbers.get('447700100100')).not.toHaveProperty('carriers');
+    expect(() => decideNumbers({ ...put, assignment: { ...assignment, carriers: [] } }, initialNumbersState(), NOW)).toThrow(/carriers must be a non-empty list/);
+    expect(() => decideNumbers({ ...put, assignment: { ...assignment, carriers: ['Carrier A'] } }, initialNumbersState(), NOW)).toThrow(NumbersError);
+  });
 });

@@ -96,6 +96,13 @@ export function selectCarrier(
   return chosen(drawByWeight(candidates, random));
 }
 
+/** Every route whose match takes the message, in table order. */
+export function routesMatching(routes: readonly RouteConfiguredV1[], message: Pick<RoutableMessage, 'destination' | 'accountId' | 'subAccountId'>): RouteConfiguredV1[] {
+  let country: string | null | undefined;
+  const countryOf = () => (country === undefined ? (country = countryOfMsisdn(message.destination)) : country);
+  return routes.filter((route) => matches(route.match, message, countryOf));
+}
+
 /** The first route, in table order, whose match takes the message. */
 export function matchingRoute(routes: readonly RouteConfiguredV1[], message: Pick<RoutableMessage, 'destination' | 'accountId' | 'subAccountId'>): RouteConfiguredV1 | undefined {
   let country: string | null | undefined;
