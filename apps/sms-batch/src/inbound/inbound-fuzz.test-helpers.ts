@@ -1,4 +1,5 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { seededRandom } from '@seed/platform-testing';
 
 /*
  * The carrier's side of an SMPP session, written byte by byte: it answers a bind and enquire_link,
@@ -88,18 +89,6 @@ export class RawSmsc {
       this.socket?.write(pduBytes(commandId | RESPONSE, sequence, Buffer.alloc(0)));
     }
   }
-}
-
-/** mulberry32: the same seed, the same PDUs, run after run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export type FuzzKind = 'plain' | 'udh' | 'truncated-udh' | 'sar' | 'payload' | 'data_sm' | 'keyword' | 'empty' | 'malformed';

@@ -8,3 +8,4 @@ export * from './headless-browser';
 export * from './schemathesis';
 export * from './otlp-receiver';
 export * from './webhook-receiver';
+export * from './seeded-random';

@@ -1,3 +1,4 @@
+import { seededRandom } from '@seed/platform-testing';
 import type { RouteConfiguredV1, RouteMatch } from '@seed/sms-batch-contracts';
 import {
   countryOfMsisdn,
@@ -10,17 +11,6 @@ import {
   type RoutingTable,
 } from './route-selection';
 
-/** mulberry32: a small seeded PRNG, so that the weight tests draw the same numbers on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NO_MATCH: RouteMatch = { prefixes: [], countries: [], accountIds: [], subAccountIds: [] };
 const routeOf = (routeId: string, overrides: Partial<Omit<RouteConfiguredV1, 'match'>> & { match?: Partial<RouteMatch> } = {}): RouteConfiguredV1 => ({
@@ -170,7 +160,7 @@ describe('weighted routes split by weight', () => {
   function shares(weights: Record<string, number>, up = ALL_UP, seed = 20300115): Record<string, number> {
     const ids = Object.keys(weights);
     const table = tableOf([routeOf('split', { mode: 'weighted', carriers: ids.map((carrierId) => ({ carrierId, weight: weights[carrierId] as number })) })], carriersOf(...ids));
-    const random = mulberry32(seed);
+    const random = seededRandom(seed);
     const counts: Record<string, number> = Object.fromEntries(ids.map((id) => [id, 0]));
     for (let i = 0; i < DRAWS; i++) {
       const chosen = selectCarrier(table, message(), up, random);
