@@ -84,7 +84,7 @@ describe('numbers admin API', () => {
     expect(new Set(numbers.map((r) => r.key))).toEqual(new Set(['numbers']));
     expect(records.filter((r) => r.value['type'] === 'PutNumber').map((r) => r.value['data'])).toContainEqual({
       number: SHORT,
-      assignment: { accountId: acme.accountId, subAccountId: acme.subAccountId, inboundWebhookUrl: null, helpText: null },
+      assignment: { accountId: acme.accountId, subAccountId: acme.subAccountId, inboundWebhookUrl: null, helpText: null, carriers: null },
     });
   });
 

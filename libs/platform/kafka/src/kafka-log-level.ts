@@ -30,7 +30,7 @@ const EXPECTED = new Set([
  * readiness probes, the gateway's 503s, and the platform's consumer restarts (`CrashRestarter`),
  * which become errors after a minute.
  */
-const TRANSIENT_LINES = [/^Connection error: /, /^Failed to connect to seed broker/, /^Connection timeout/, /^Restarting the consumer in /, /^Crash: /];
+const TRANSIENT_LINES = [/^Connection error: /, /^Closed connection/, /^Connection timeout/, /^Request .* timed out/, /^Failed to connect to seed broker/, /^Restarting the consumer in /, /^Crash: /];
 
 /**
  * The pino level of a kafkajs log line: kafkajs's own, except that a broker's answer with an
@@ -49,6 +49,7 @@ export function kafkaLogLevel(level: number, log: { message?: string; error?: un
     return typeof log.error === 'string' && EXPECTED.has(log.error) ? 'warn' : mapped;
   }
   // The retrier's line is the error's message; the producer's, "Failed to send messages: <message>".
-  if (EXPECTED.has(message) || EXPECTED.has(message.replace(/^Failed to send messages: /, ''))) return 'warn';
-  return TRANSIENT_LINES.some((line) => line.test(message)) ? 'warn' : mapped;
+  const cause = message.replace(/^Failed to send messages: /, '');
+  if (EXPECTED.has(cause)) return 'warn';
+  return TRANSIENT_LINES.some((line) => line.test(cause)) ? 'warn' : mapped;
 }

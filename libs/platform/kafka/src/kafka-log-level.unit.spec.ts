@@ -27,6 +27,9 @@ describe('kafkaLogLevel', () => {
     "Crash: KafkaJSProtocolError: The coordinator is loading and hence can't process requests for this group",
     'Restarting the consumer in 5000ms',
     'Failed to send messages: This server is not the leader for that topic-partition',
+    'Failed to send messages: Connection error: connect ECONNREFUSED 127.0.0.1:22008',
+    'Failed to send messages: Closed connection',
+    'Request Produce(key: 0, version: 7) timed out',
     'The broker received an out of order sequence number',
   ])('reads a line of a broker restart (%s) as a warning', (message) => {
     expect(kafkaLogLevel(logLevel.ERROR, { message })).toBe('warn');
