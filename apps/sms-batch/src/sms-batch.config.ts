@@ -83,7 +83,7 @@ export class SmsBatchConfig extends PlatformConfig {
    * nothing: past it, whether a recipient said STOP is not known, and the message waits.
    */
   @IsInt() @Min(2000) @Max(600_000)
-  OPT_OUTS_STALE_AFTER_MS = 10_000;
+  OPT_OUTS_STALE_AFTER_MS = 60_000;
 
   @IsInt() @Min(100) @Max(600_000)
   SMPP_RECONNECT_MAX_MS = 30_000;

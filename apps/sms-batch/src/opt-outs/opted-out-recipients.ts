@@ -39,7 +39,7 @@ export class OptedOutRecipients {
     schema: string,
     logger: Logger,
     private readonly refreshMs = 1000,
-    private readonly staleAfterMs = 10_000,
+    private readonly staleAfterMs = 60_000,
     private readonly now: () => number = Date.now,
   ) {
     this.table = `${quoteSchema(schema)}.opt_outs`;
