@@ -150,6 +150,9 @@ export class EventSubscription {
     }
     try {
       return await this.dataSource.transaction(async (tx) => {
+        // An idle poll takes no lock: a row lock is a write (a transaction id, a commit flushed to
+        // disk), and an idle follower polls every second. Only a poll that finds events locks.
+        if (!(await this.anyEventAfterCheckpoint(tx))) return 0;
         if (!(await tryLockKey(tx, this.store.schema, subscriptionLockKey(this.handler.name)))) return null;
         return this.processIn(tx);
       });
@@ -157,6 +160,13 @@ export class EventSubscription {
       if (error instanceof CheckpointMoved) return null;
       throw error;
     }
+  }
+
+  /** Whether the log holds an event past this subscription's checkpoint that it may read now (one row read, no lock). */
+  private async anyEventAfterCheckpoint(tx: SqlExecutor): Promise<boolean> {
+    const [checkpoint] = await tx.query(`SELECT transaction_id::text AS transaction_id, global_position::text AS global_position FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`, [this.handler.name]);
+    const rows = (await tx.query(this.readBatch, [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', 1, this.handler.types ?? null])) as unknown[];
+    return rows.length > 0;
   }
 
   /** One batch inside a transaction that already holds this subscription's lock (replays use it). */
