@@ -6,6 +6,7 @@ import { fairShare, slotKey, type Held } from './bind-share';
 import type { BindSlotsRepository, CarrierSlotStatus, HeldSlot } from './bind-slots.repository';
 import type { CarrierPinsRepository } from './carrier-pins.repository';
 import type { SenderReplicasRepository } from './sender-replicas.repository';
+import { BoundWaiters } from './bound-waiters';
 import { CarrierAvoidance } from './carrier-avoidance';
 import { attachCarrierMetrics } from './carrier.metrics';
 import { SmppCarrier, type IncomingDeliverSm } from './smpp-carrier';
@@ -46,7 +47,7 @@ export class CarrierFleet {
   private status = new Map<string, CarrierSlotStatus>();
   /** This replica's own bound sessions per carrier at its last report, to tell them from the others'. */
   private reportedBound = new Map<string, number>();
-  private readonly boundWaiters: (() => void)[] = [];
+  private readonly boundWaiters = new BoundWaiters();
   private timer: NodeJS.Timeout | undefined;
   private guard: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -125,20 +126,8 @@ export class CarrierFleet {
     return [...this.carriers.values()].some((c) => c.enabled && this.boundAnywhere(c.carrierId));
   }
 
-  async waitUntilAnyBound(timeoutMs: number): Promise<boolean> {
-    if (this.anyBound()) return true;
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        const index = this.boundWaiters.indexOf(wake);
-        if (index >= 0) this.boundWaiters.splice(index, 1);
-        resolve(this.anyBound());
-      }, timeoutMs);
-      this.boundWaiters.push(wake);
-    });
+  waitUntilAnyBound(timeoutMs: number): Promise<boolean> {
+    return this.boundWaiters.wait(timeoutMs, () => this.anyBound());
   }
 
   /** A carrier refused a submit: throttling and temporary errors make it avoided for a while. */
@@ -167,7 +156,7 @@ export class CarrierFleet {
       const unpinned = await this.tables.pins.unpinExcept(routable);
       if (unpinned > 0) this.logger.info({ unpinned, routable }, 'messages waiting for a carrier that cannot take them are routed again');
       this.avoidance.countTick(this.settings.tickMs);
-      if (this.anyBound()) for (const wake of this.boundWaiters.splice(0)) wake();
+      if (this.anyBound()) this.boundWaiters.wakeAll();
       this.tickFailures.succeeded();
     } catch (error) {
       this.tickFailures.failed(error);
@@ -257,7 +246,7 @@ export class CarrierFleet {
       this.logger.child({ carrier: carrier.carrierId, slot: slot.slot }),
       (pdu) => this.onDeliverSm(carrier.carrierId, pdu),
       () => {
-        for (const wake of this.boundWaiters.splice(0)) wake();
+        this.boundWaiters.wakeAll();
       },
     );
     this.held.set(slotKey(slot), {

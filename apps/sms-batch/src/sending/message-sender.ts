@@ -8,6 +8,7 @@ import type { CarrierFleet } from '../carrier/carrier-fleet';
 import { wasNotSent } from '../carrier/submit-outcome';
 import type { SmppCarrierPool } from '../carrier/smpp-carrier-pool';
 import { alternativeExists, carrierFor, withCarrierNumbering } from './carrier-choice';
+import { handoffGate } from './handoff-gate';
 import type { MessageLifecycleWriter } from './message-lifecycle.writer';
 import { submitPart } from './part-submission';
 import type { HeldMessage, OutboundMessage, OutboundQueueRepository } from './outbound-queue.repository';
@@ -188,20 +189,10 @@ export class MessageSender {
   private async send(message: OutboundMessage, claimedAt: number): Promise<Outcome> {
     const now = new Date().toISOString();
     const held = { umid: message.umid, leaseToken: message.leaseToken, traceparent: message.traceparent };
-    if (message.expiry && message.expiry <= now) {
-      this.record({ ...held, command: { type: 'ExpireBeforeHandoff', at: now } });
-      return 'recorded';
-    }
-    const optedOut = this.settings.optedOut(message.subAccountId, message.destination);
-    if (optedOut === 'unknown') {
-      // Opt-outs not read for a while: whether this recipient said STOP is not known, so nothing goes.
-      await this.queue.release([message], OPT_OUTS_UNKNOWN_RETRY_MS, false);
-      return 'recorded';
-    }
-    if (optedOut) {
-      this.record({ ...held, command: { type: 'RecordOptedOut', at: now } });
-      return 'recorded';
-    }
+    const gate = handoffGate(message, now, this.settings.optedOut);
+    if (gate === 'opt-outs-unknown') await this.queue.release([message], OPT_OUTS_UNKNOWN_RETRY_MS, false);
+    else if (gate !== 'open') this.record({ ...held, command: { type: gate === 'expired' ? 'ExpireBeforeHandoff' : 'RecordOptedOut', at: now } });
+    if (gate !== 'open') return 'recorded';
     if (!this.running) return 'released';
     const selection = carrierFor(this.fleet, message);
     if (selection.kind !== 'carrier') this.logger.debug({ umid: message.umid, selection }, 'message not routed to a carrier now');
