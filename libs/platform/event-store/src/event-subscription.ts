@@ -162,20 +162,26 @@ export class EventSubscription {
     }
   }
 
+  private async checkpointIn(tx: SqlExecutor): Promise<{ transaction_id: string; global_position: string } | undefined> {
+    const [checkpoint] = await tx.query(
+      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+         FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`,
+      [this.handler.name],
+    );
+    return checkpoint;
+  }
+
   /** Whether the log holds an event past this subscription's checkpoint that it may read now (one row read, no lock). */
   private async anyEventAfterCheckpoint(tx: SqlExecutor): Promise<boolean> {
-    const [checkpoint] = await tx.query(`SELECT transaction_id::text AS transaction_id, global_position::text AS global_position FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`, [this.handler.name]);
+    const checkpoint = await this.checkpointIn(tx);
     const rows = (await tx.query(this.readBatch, [checkpoint?.transaction_id ?? '0', checkpoint?.global_position ?? '0', 1, this.handler.types ?? null])) as unknown[];
     return rows.length > 0;
   }
 
   /** One batch inside a transaction that already holds this subscription's lock (replays use it). */
   async processIn(tx: SqlExecutor): Promise<number> {
-    const [checkpoint] = await tx.query(
-      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
-         FROM ${this.s}.subscription_checkpoints WHERE subscription = $1`,
-      [this.handler.name],
-    );
+    // Read again under the lock: another replica may have moved it since the look before.
+    const checkpoint = await this.checkpointIn(tx);
     const rows: (EventRow & { wanted: boolean })[] = await tx.query(this.readBatch, [
       checkpoint?.transaction_id ?? '0',
       checkpoint?.global_position ?? '0',

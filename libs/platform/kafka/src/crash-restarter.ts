@@ -39,7 +39,7 @@ export class CrashRestarter {
   constructor(
     private readonly consumer: Consumer,
     private readonly run: ConsumerRunConfig,
-    private readonly logger: Logger,
+    logger: Logger,
     /** The consumer group, before KAFKA_TOPIC_PREFIX. */
     private readonly groupId: string,
   ) {
