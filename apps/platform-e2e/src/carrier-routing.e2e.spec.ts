@@ -127,15 +127,16 @@ describe('routing over two carriers', () => {
 
   it("fails over when default's sessions drop mid-batch: every message delivered, none at both carriers, same umids", async () => {
     await api.putRoute('all', { position: 1, match: {}, mode: 'failover', carriers: [{ carrierId: 'default' }, { carrierId: 'b' }] });
-    // Submits held 30 ms at default, so about a window of them is on the wire when its sessions drop.
+    // Submits held 30 ms at default, so a window of them can be on the wire when its sessions drop.
     await simA.configure({ submitDelayMs: 30 });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     try {
       const destinations = Array.from({ length: BIG }, (_, i) => ukMobile(200_000 + i));
       const batch = await sendBatch(ctx.stack, account, { template: { text: 'Failover' }, messages: destinations.map((destination) => ({ destination })) });
       await eventually(async () => ((await simA.stats()).accepted >= 2000 ? true : undefined), 60_000, 20);
+      // Dropped while submits are held at default: they are on the wire, unanswered, when it goes.
+      const drop = await fetch(`${ctx.stack.smscUrl}/sessions/drop?refuseBindsMs=8000&whenHeld=10`, { method: 'POST' });
       const droppedAt = Date.now();
-      const drop = await fetch(`${ctx.stack.smscUrl}/sessions/drop?refuseBindsMs=8000`, { method: 'POST' });
       expect(drop.status).toBe(200);
       expect(await settled(batch.batchId, BIG, 180_000)).toEqual({ delivered: BIG });
       const { a, b } = await arrivals();

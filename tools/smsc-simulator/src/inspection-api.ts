@@ -10,7 +10,7 @@ import { SimulatorConfigError, applyConfigPatch, publicConfig, type SimulatorCon
 /**
  * HTTP/JSON view into the simulator for tests and benchmarks: what it received, its counters,
  * and its settings (which `PUT /config` changes without a restart), plus the action that breaks
- * the carrier at once (`POST /sessions/drop`), and mobile-originated messages sent on request (`/inbound`).
+ * the carrier at once (`POST /sessions/drop`, at once or once submits are held), and mobile-originated messages sent on request (`/inbound`).
  */
 
 export interface Gauges {
@@ -23,6 +23,8 @@ export interface Gauges {
   inboundQueued: number;
   /** Inbound deliver_sm sent and not answered yet. */
   inboundAwaitingResponse: number;
+  /** submit_sm held by submitDelayMs, not answered yet. */
+  submitsHeld: number;
   /** What is left of a refusal started by `POST /sessions/drop?refuseBindsMs=`. */
   bindRefusalRemainingMs: number;
 }
@@ -86,6 +88,12 @@ async function route(ctx: InspectionContext, req: IncomingMessage): Promise<[num
     only('POST');
     req.resume();
     const refuseBindsMs = optionalWholeNumber(url.searchParams, 'refuseBindsMs', MAX_REFUSE_BINDS_MS);
+    const whenHeld = optionalWholeNumber(url.searchParams, 'whenHeld', MAX_WHEN_HELD);
+    // A drop that must catch submits on the wire waits for them here, where they are held: a test
+    // polling /stats from outside would drop between two bursts as often as during one.
+    if (whenHeld !== null && !(await heldAtLeast(ctx, whenHeld))) {
+      throw new HttpError(409, `fewer than ${whenHeld} submit_sm were held within ${WHEN_HELD_WAIT_MS} ms; nothing dropped`);
+    }
     // Refusing first: an ESME that reconnects at once must already find the carrier down.
     const refuseBindsUntil = refuseBindsMs === null ? null : ctx.faults.refuseBindsFor(refuseBindsMs);
     const dropped = ctx.dropSessions();
@@ -113,6 +121,18 @@ async function route(ctx: InspectionContext, req: IncomingMessage): Promise<[num
 }
 
 const MAX_REFUSE_BINDS_MS = 86_400_000;
+const MAX_WHEN_HELD = 100_000;
+const WHEN_HELD_WAIT_MS = 30_000;
+
+/** Whether at least `count` submit_sm are held at once within WHEN_HELD_WAIT_MS (looked at every millisecond). */
+async function heldAtLeast(ctx: InspectionContext, count: number): Promise<boolean> {
+  const until = Date.now() + WHEN_HELD_WAIT_MS;
+  while (ctx.gauges().submitsHeld < count) {
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return true;
+}
 
 function optionalWholeNumber(params: URLSearchParams, name: string, max: number): number | null {
   const raw = params.get(name);

@@ -65,6 +65,7 @@ export async function startSimulator(settings: Partial<SimulatorConfig> = {}, op
       messagesStored: store.size,
       inboundQueued: inbound.queuedCount,
       inboundAwaitingResponse: inbound.awaitingCount,
+      submitsHeld: smsc.heldSubmits,
       bindRefusalRemainingMs: faults.bindRefusalRemainingMs,
     }),
   });

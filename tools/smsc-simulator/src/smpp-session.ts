@@ -53,6 +53,11 @@ export class SmppSession implements InboundChannel {
     return this.bindType !== null && !this.closed;
   }
 
+  /** submit_sm held by submitDelayMs right now, awaiting their answer. */
+  get heldSubmits(): number {
+    return this.submitsInProgress.size;
+  }
+
   get canReceive(): boolean {
     return this.bindType !== null && this.bindType !== 'transmitter' && !this.closing && !this.closed;
   }

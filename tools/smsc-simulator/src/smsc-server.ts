@@ -35,6 +35,13 @@ export class SmscServer {
     return count;
   }
 
+  /** submit_sm held (submitDelayMs) over every session, not answered yet. */
+  get heldSubmits(): number {
+    let count = 0;
+    for (const session of this.sessions) count += session.heldSubmits;
+    return count;
+  }
+
   /** Sessions that can take deliver_sm now (bound as receiver or transceiver), oldest first. */
   receivers(): SmppSession[] {
     return [...this.sessions].filter((session) => session.canReceive);

@@ -93,6 +93,21 @@ describe('storing only what was answered', () => {
 });
 
 describe('POST /sessions/drop', () => {
+  it('whenHeld waits until that many submit_sm are held, then drops them unanswered', async () => {
+    const client = await esme('transceiver');
+    await putConfig(simulator.httpPort, { submitDelayMs: 300 });
+    const drop = dropSessions('?whenHeld=2');
+    await sleep(50);
+    const first = client.submit(sms('447700900611'));
+    await sleep(50);
+    expect((await stats()).sessionsDropped).toBe(0); // one held: still waiting
+    const second = client.submit(sms('447700900612'));
+    expect(await drop).toEqual({ status: 200, body: { dropped: 1 } });
+    await expect(first).rejects.toThrow('connection closed');
+    await expect(second).rejects.toThrow('connection closed');
+    expect(await stats()).toMatchObject({ accepted: 0, unanswered: 2, submitsHeld: 0 });
+  });
+
   it('closes every connection at once; submit_sm in progress are neither answered nor stored', async () => {
     const client = await esme('transceiver');
     const receiver = await esme('receiver');
