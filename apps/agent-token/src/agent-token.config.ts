@@ -76,12 +76,12 @@ export class AgentTokenConfig extends PlatformConfig {
   AGENT_GUEST_SMS_SOURCE = '';
 
   /**
-   * A token request older than this when its turn comes is not started (503): the gateway has
-   * answered it 503 already, and a room made now would hold its call_reference against the
-   * client's retry. Keep it at the gateway's COMMAND_TIMEOUT_MS.
+   * A token request not committed within this of its issue (less 1 s for clock skew) is not
+   * started (503): the gateway has answered it 503 by then, and a room made now would hold its
+   * call_reference against the client's retry. Keep it at the gateway's COMMAND_TIMEOUT_MS.
    */
-  @IsInt() @Min(1000) @Max(300_000)
-  AGENT_MAX_COMMAND_AGE_MS = 30_000;
+  @IsInt() @Min(2000) @Max(300_000)
+  AGENT_MAX_COMMAND_AGE_MS = 5_000;
 
   /** How often waiting rooms past their expiry are looked for, to record RoomExpired. */
   @IsInt() @Min(100) @Max(600_000)

@@ -51,9 +51,13 @@ export class GatewayConfig extends PlatformConfig {
   @Matches(/^\d+(b|kb|mb)$/i)
   BODY_LIMIT = '16mb';
 
-  /** How long a request waits for the owning service's answer before a 503. */
+  /**
+   * How long a request waits for the owning service's answer before a 503 (which then means "not
+   * done": the services commit nothing later than this less 1 s). It bounds what a request caught
+   * by an outage waits, so it is short; keep the services' *_MAX_COMMAND_AGE_MS equal to it.
+   */
   @IsInt() @Min(100) @Max(300_000)
-  COMMAND_TIMEOUT_MS = 30_000;
+  COMMAND_TIMEOUT_MS = 5_000;
 
   /**
    * Requests per second each sub-account may make on the messaging and agent APIs, across all

@@ -162,6 +162,37 @@ describe('routing over two carriers', () => {
     }
   });
 
+  it('finds a hung carrier (bound, never answering) within SMPP_RESPONSE_TIMEOUT_MS and fails over; what it may still deliver twice is at most its window', async () => {
+    await api.putRoute('all', { position: 1, match: {}, mode: 'failover', carriers: [{ carrierId: 'default' }, { carrierId: 'b' }] });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const total = 2000;
+    try {
+      // default stops answering but keeps (and delivers) every submit_sm it gets: the worst hung carrier.
+      await simA.configure({ answerSubmits: false });
+      const hungAt = Date.now();
+      const batch = await sendBatch(ctx.stack, account, { template: { text: 'Hung' }, messages: Array.from({ length: total }, (_, i) => ({ destination: ukMobile(250_000 + i) })) });
+      expect(await settled(batch.batchId, total, 120_000)).toEqual({ delivered: total });
+      const firstAt = async (sim: typeof simA) => Math.min(...(await sim.all()).map((m) => Date.parse(m.receivedAt)));
+      const [firstAtA, firstAtB] = [await firstAt(simA), await firstAt(simB)];
+      const { a, b } = await arrivals();
+      const twice = [...a.keys()].filter((d) => b.has(d)).length;
+      const stats = await simA.stats();
+      console.log(
+        `hung carrier: first message at b ${firstAtB - firstAtA} ms after the first unanswered submit at default (${firstAtB - hungAt} ms after the request);` +
+          ` ${a.size} submit_sm kept by default unanswered, ${twice} of them also sent by b (SMPP_WINDOW 100, one bind; ${stats.binds} binds again)`,
+      );
+      // SMPP_RESPONSE_TIMEOUT_MS (5 s), then a failover decision and a submit to b.
+      expect(firstAtB - firstAtA).toBeLessThan(5000 + 1500);
+      expect(a.size + b.size - twice).toBe(total);
+      expect(b.size).toBe(total);
+      // Only what was on the wire when a wait ran out: a window for the session it had and each it bound again.
+      expect(twice).toBe(a.size);
+      expect(twice).toBeLessThanOrEqual(100 * (1 + stats.binds));
+    } finally {
+      await simA.configure({ answerSubmits: true });
+    }
+  });
+
   it('holds a carrier to its maxPerSecond', async () => {
     await api.putCarrier('b', { url: secondSimulator(ctx.stack).smppUrl, binds: 1, window: 100, maxPerSecond: 200 });
     await api.putRoute('capped', { position: 1, match: {}, mode: 'failover', carriers: [{ carrierId: 'b' }] });

@@ -13,12 +13,12 @@ export class SmsBatchConfig extends PlatformConfig {
   FOLLOWER_THREAD = true;
 
   /**
-   * A SubmitBatch from the gateway not committed within this of its issue (less 2 s for clock skew)
+   * A SubmitBatch from the gateway not committed within this of its issue (less 1 s for clock skew)
    * is not decided (503, nothing appended): the gateway has answered it 503 by then. Keep it at the
    * gateway's COMMAND_TIMEOUT_MS.
    */
-  @IsInt() @Min(3000) @Max(300_000)
-  SMS_BATCH_MAX_COMMAND_AGE_MS = 30_000;
+  @IsInt() @Min(2000) @Max(300_000)
+  SMS_BATCH_MAX_COMMAND_AGE_MS = 5_000;
 
   /**
    * The carrier `default`: `smpp://system_id:password@host:port` (or `smpps://` over TLS), with a
@@ -76,7 +76,7 @@ export class SmsBatchConfig extends PlatformConfig {
   SMPP_ENQUIRE_LINK_MS = 30_000;
 
   @IsInt() @Min(100) @Max(120_000)
-  SMPP_RESPONSE_TIMEOUT_MS = 10_000;
+  SMPP_RESPONSE_TIMEOUT_MS = 5_000;
 
   /**
    * How old this replica's copy of the opt-outs may get (its refresh failing) before it sends

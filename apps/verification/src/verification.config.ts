@@ -25,11 +25,12 @@ export class VerificationConfig extends PlatformConfig {
   VERIFY_MAX_PER_SUBACCOUNT_PER_MINUTE = 600;
 
   /**
-   * A generation or validation older than this when its turn comes is not decided (503): the gateway
-   * has answered it 503 already (keep it at the gateway's COMMAND_TIMEOUT_MS).
+   * A generation or validation not committed within this of its issue (less 1 s for clock skew) is
+   * not decided (503): the gateway has answered it 503 by then (keep it at the gateway's
+   * COMMAND_TIMEOUT_MS).
    */
-  @IsInt() @Min(1000) @Max(300_000)
-  VERIFY_MAX_COMMAND_AGE_MS = 30_000;
+  @IsInt() @Min(2000) @Max(300_000)
+  VERIFY_MAX_COMMAND_AGE_MS = 5_000;
 
   /** Commands decided at once in this process, one per partition of the 12 of the command topic. */
   @IsInt() @Min(1) @Max(12)

@@ -15,6 +15,8 @@ export interface SimulatorCounters {
   dropped: number;
   /** submit_sm held by submitDelayMs when their session closed: never answered, never stored. */
   unanswered: number;
+  /** submit_sm stored but never answered (answerSubmits false, a hung carrier that still delivers). */
+  storedUnanswered: number;
   receiptsSent: number;
   receiptsResent: number;
   receiptsAcked: number;
@@ -36,7 +38,7 @@ export interface SimulatorCounters {
 
 export function zeroCounters(): SimulatorCounters {
   return {
-    submits: 0, accepted: 0, rejected: 0, throttled: 0, windowFull: 0, temporaryErrors: 0, dropped: 0, unanswered: 0,
+    submits: 0, accepted: 0, rejected: 0, throttled: 0, windowFull: 0, temporaryErrors: 0, dropped: 0, unanswered: 0, storedUnanswered: 0,
     receiptsSent: 0, receiptsResent: 0, receiptsAcked: 0, receiptsAbandoned: 0, inboundSent: 0, inboundRedelivered: 0,
     binds: 0, bindFailures: 0, bindsRefused: 0, sessionsDropped: 0, enquireLinks: 0, genericNacks: 0,
   };

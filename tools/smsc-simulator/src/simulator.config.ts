@@ -36,6 +36,8 @@ export interface SimulatorConfig {
   dropProbability: number;
   rejectPrefixes: string[];
   submitDelayMs: number;
+  /** false: a hung carrier that still delivers: every submit_sm is stored (and delivered) but never answered. */
+  answerSubmits: boolean;
   receiptAckTimeoutMs: number;
   receiptRetries: number;
   inboundResponseTimeoutMs: number;
@@ -159,6 +161,7 @@ const fields: Fields = {
   dropProbability: { env: 'SMSC_DROP_PROBABILITY', parse: fraction, live: true },
   rejectPrefixes: { env: 'SMSC_REJECT_PREFIXES', parse: prefixes, live: true },
   submitDelayMs: { env: 'SMSC_SUBMIT_DELAY_MS', parse: integer(0, 600_000), live: true },
+  answerSubmits: { env: 'SMSC_ANSWER_SUBMITS', parse: flag, live: true },
   receiptAckTimeoutMs: { env: 'SMSC_RECEIPT_ACK_TIMEOUT_MS', parse: integer(100, 3_600_000), live: true },
   receiptRetries: { env: 'SMSC_RECEIPT_RETRIES', parse: integer(0, 1000), live: true },
   inboundResponseTimeoutMs: { env: 'SMSC_INBOUND_RESPONSE_TIMEOUT_MS', parse: integer(100, 3_600_000), live: true },
@@ -191,6 +194,7 @@ export function defaultSimulatorConfig(): SimulatorConfig {
     dropProbability: 0,
     rejectPrefixes: [],
     submitDelayMs: 0,
+    answerSubmits: true,
     receiptAckTimeoutMs: 5000,
     receiptRetries: 3,
     inboundResponseTimeoutMs: 10_000,

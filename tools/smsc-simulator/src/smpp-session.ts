@@ -225,7 +225,9 @@ export class SmppSession implements InboundChannel {
     const { counters, config: { current: config } } = this.ctx;
     counters.accepted++;
     const messageId = this.ctx.ids.generate(config.messageIdFormat);
-    this.reply({ command: 'submit_sm_resp', commandStatus: CommandStatus.ESME_ROK, sequenceNumber: pdu.sequenceNumber, messageId });
+    // A hung carrier (answerSubmits false) takes the message all the same: the ESME never hears of it.
+    if (config.answerSubmits) this.reply({ command: 'submit_sm_resp', commandStatus: CommandStatus.ESME_ROK, sequenceNumber: pdu.sequenceNumber, messageId });
+    else counters.storedUnanswered++;
     const part = this.ctx.store.add(submittedPart(pdu, this.systemId, messageId, receivedAt));
     // Bits 0-1 of registered_delivery: 1 = receipt on any outcome, 2 = on failure only.
     const wanted = pdu.registeredDelivery & 0x03;

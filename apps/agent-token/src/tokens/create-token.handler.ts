@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
 import type { AgentTokenResponse, CreateAgentTokenCommand, RoomCreatedV1, SealedReply } from '@seed/agent-token-contracts';
 import { CALL_REFERENCE, generateCallReference } from '@seed/agent-token-domain';
-import { CommandPipeline, ConcurrencyError, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, commitDeadline, ConcurrencyError, missedDeadline, pastCommandDeadline, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { AgentTokenConfig } from '../agent-token.config';
 import { CallReferences } from '../rooms/call-references';
@@ -14,6 +14,8 @@ import { GuestLinks } from '../rooms/guest-links';
 import { RoomStore } from '../rooms/room-store';
 import { SealedWire } from '../sealed-wire';
 import { AgentTokens, type AgentClaims } from './agent-tokens';
+
+const TOO_LATE: CommandReply<never> = { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
 
 const CONSUMER = 'create-agent-token';
 const E164 = /^\+[1-9]\d{6,14}$/;
@@ -53,10 +55,7 @@ export class CreateTokenHandler {
     const { data } = command;
     // Waited in the queue longer than the gateway waits: the caller already has a 503 and may be
     // retrying; a room made now would be nobody's and answer that retry 409 while it waits.
-    const age = Date.now() - Date.parse(command.issuedAt);
-    if (age > this.config.AGENT_MAX_COMMAND_AGE_MS) {
-      return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
-    }
+    if (pastCommandDeadline(command.issuedAt, this.config.AGENT_MAX_COMMAND_AGE_MS)) return TOO_LATE;
     // The gateway checked all of this; a command from elsewhere is checked again rather than trusted.
     if (data.callReference !== undefined && !CALL_REFERENCE.test(data.callReference)) {
       return failure(400, ApiErrorCode.InvalidParameter, 'call_reference must be 8 to 20 characters of A-Z, a-z, 0-9, _ and -');
@@ -67,10 +66,15 @@ export class CreateTokenHandler {
     try {
       const now = new Date();
       const metadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: now.toISOString() };
-      const issued = await this.pipeline.run({ consumer: CONSUMER, commandId: command.commandId, metadata }, (tx) => this.issue(tx, command, now));
+      const issued = await this.pipeline.run({ consumer: CONSUMER, commandId: command.commandId, metadata }, async (tx) => ({
+        ...(await this.issue(tx, command, now)),
+        commitBy: commitDeadline(command.issuedAt, this.config.AGENT_MAX_COMMAND_AGE_MS),
+      }));
       const room = issued.roomId ? await this.roomOf(this.dataSource.manager, issued.roomId) : null;
       return { ok: true, result: this.wire.reply(await this.response(issued, room)) };
     } catch (error) {
+      // The deadline passed while deciding (a slow database): rolled back, no room made.
+      if (missedDeadline(error)) return TOO_LATE;
       if (error instanceof DuplicateCallReference) {
         return failure(409, ApiErrorCode.InvalidParameter, `call_reference ${data.callReference} is in use by an active room of this account`);
       }

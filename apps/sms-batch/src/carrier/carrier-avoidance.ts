@@ -1,8 +1,13 @@
 import type { Logger } from 'pino';
 import { carrierThrottledSeconds } from './carrier.metrics';
+import { NO_RESPONSE_STATUS } from './submit-outcome';
 
-/** Statuses that mean "not now" from the carrier itself (not our window): the carrier is avoided for a while. */
-const AVOID_STATUSES = new Set([0x08, 0x14, 0x58, 0x64]);
+/**
+ * Statuses that mean "not now" from the carrier itself (not our window): the carrier is avoided for
+ * a while. A submit left unanswered too: a hung carrier takes its binds again at once, and each new
+ * session's window would be one more window of submits that it may deliver and another carrier sends too.
+ */
+const AVOID_STATUSES = new Set([0x08, 0x14, 0x58, 0x64, NO_RESPONSE_STATUS]);
 
 /**
  * Carriers this replica passes over for a while because they throttled or answered temporary
@@ -17,7 +22,7 @@ export class CarrierAvoidance {
     private readonly logger: Logger,
   ) {}
 
-  /** A carrier refused a submit: throttling and temporary errors make it avoided for a while. */
+  /** A carrier refused a submit or left it unanswered: throttling, temporary errors and silence make it avoided for a while. */
   note(carrierId: string, status: number): void {
     if (!AVOID_STATUSES.has(status)) return;
     const until = Date.now() + this.avoidMs;

@@ -4,7 +4,7 @@ import { ConcurrencyError, isTransientDatabaseError } from '@seed/platform-event
 import type { SubmitSmPart } from '@seed/sms-batch-domain';
 import { receiptAckSeconds, submitObserver } from './carrier.metrics';
 import { parseSmppUrl, redactSmppUrl, type SmppEndpoint } from './smpp-url';
-import { NOT_BOUND, NOT_SENT, type SubmitOutcome } from './submit-outcome';
+import { NO_RESPONSE_STATUS, NOT_BOUND, NOT_SENT, type SubmitOutcome } from './submit-outcome';
 
 /** SMPP command_status values the sender treats as "try again later"; any other is final. */
 const TEMPORARY_STATUSES = new Set([
@@ -99,7 +99,7 @@ export class SmppCarrier {
       if (!session || !this.bound) return NOT_BOUND;
       return await new Promise<SubmitOutcome>((resolve) => {
         const timer = setTimeout(() => {
-          resolve({ ok: false, temporary: true, status: -1, detail: 'no submit_sm_resp in time' });
+          resolve({ ok: false, temporary: true, status: NO_RESPONSE_STATUS, detail: 'no submit_sm_resp in time' });
           session.destroy(); // a carrier that stopped answering is reconnected
         }, this.settings.responseTimeoutMs);
         const observed = submitObserver(this.settings.carrierId);

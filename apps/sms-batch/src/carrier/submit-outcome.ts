@@ -11,3 +11,6 @@ export const NOT_BOUND: SubmitOutcome = { ok: false, temporary: true, status: -1
 
 /** Whether an outcome is NOT_SENT: nothing reached the carrier. */
 export const wasNotSent = (outcome: SubmitOutcome): boolean => !outcome.ok && outcome.status === -2;
+
+/** The status of a submit the carrier did not answer within SMPP_RESPONSE_TIMEOUT_MS (not an SMPP status). */
+export const NO_RESPONSE_STATUS = -3;

@@ -3,7 +3,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload, Ctx } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
-import { CommandPipeline, CommitDeadlinePassed, EventStore, ProcessedMessages, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPastDeadline, CommandPipeline, commitDeadline, EventStore, missedDeadline, pastCommandDeadline, ProcessedMessages, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
@@ -22,7 +22,6 @@ import {
 import { SealedTextRefused, SealedTexts } from '../sealed-texts';
 import { toBatchResponse, type FirstMessageEvent } from './batch-response';
 import { ClientBatchIds, clientBatchKey } from './client-batch-ids';
-import { CommandPastDeadline, commitDeadline, pastCommandDeadline } from './command-deadline';
 import { IdempotencyKeyReused, IdempotencyKeys, matchIdempotencyKey } from './idempotency-keys';
 import { openSealedItems, sealQueuedTexts } from './sealed-items';
 
@@ -78,7 +77,7 @@ export class SubmitBatchHandler {
     try {
       return { ok: true, result: await this.pipeline.run({ consumer: CONSUMER, commandId: null, metadata }, (tx) => this.decideOnce(tx, command, context)) };
     } catch (error) {
-      if (error instanceof CommandPastDeadline || error instanceof CommitDeadlinePassed) {
+      if (missedDeadline(error)) {
         this.logger.warn({ commandId: command.commandId, issuedAt: command.issuedAt }, 'batch request past the gateway deadline: not decided');
         return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
       }

@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { CommandReply } from '@seed/contracts';
-import { CommandPipeline, type Decision, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, commitDeadline, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import type { CheckVerificationCommand, CheckVerificationData, VerificationView } from '@seed/verification-contracts';
 import { decideVerification, evolveVerification, VerificationError, viewOf, type Verification, type VerificationState } from '@seed/verification-domain';
@@ -46,7 +46,7 @@ export class CheckVerificationHandler {
     return replyOf(() =>
       this.pipeline.run({ consumer: 'check-verification', commandId: null, metadata, transaction: 'after-a-conflict' }, async (db, retry) => {
         if (retry.conflicts > 0) await this.verifications.lock(db, data.uid);
-        return this.decide(db, command);
+        return { ...(await this.decide(db, command)), commitBy: commitDeadline(command.issuedAt, this.maxCommandAgeMs) };
       }),
     );
   }

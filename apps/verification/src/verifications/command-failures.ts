@@ -1,4 +1,5 @@
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
+import { missedDeadline, pastCommandDeadline } from '@seed/platform-event-store';
 import { VerificationError } from '@seed/verification-domain';
 import { AbuseLimitError } from '../limits/abuse-limits';
 import { CodeKeyUnavailableError } from './code-secrets';
@@ -6,25 +7,29 @@ import { CodeKeyUnavailableError } from './code-secrets';
 /** Provider token: VERIFY_MAX_COMMAND_AGE_MS. */
 export const MAX_COMMAND_AGE_MS = Symbol('MAX_COMMAND_AGE_MS');
 
+const TOO_LATE: CommandReply<never> = { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
+
 /**
- * The answer to a command that waited in the queue longer than the gateway waits for it, or null.
- * Its client has been answered 503 already and expects nothing to have changed: a code it does not
- * expect, or an attempt it was not told of, would be a surprise (and a retry would count twice).
+ * The answer to a command that can no longer be committed before the gateway stops waiting for it
+ * (its issue time plus the gateway's wait, less the skew margin), or null. Its client has been (or
+ * is about to be) answered 503 and expects nothing to have changed: a code it does not expect, or
+ * an attempt it was not told of, would be a surprise (and a retry would count twice).
  */
 export function staleCommandReply(issuedAt: string, maxAgeMs: number): CommandReply<never> | null {
-  if (Date.now() - Date.parse(issuedAt) <= maxAgeMs) return null;
-  return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
+  return pastCommandDeadline(issuedAt, maxAgeMs) ? TOO_LATE : null;
 }
 
 /**
- * Runs one command (the CommandPipeline retries it on a conflict) and maps the decided refusals to
- * the reply the gateway turns into HTTP. Anything else is thrown (the command consumer retries it,
+ * Runs one command (the CommandPipeline retries it on a conflict) and maps the decided refusals, and
+ * a missed deadline, to the reply the gateway turns into HTTP. Anything else is thrown (the command consumer retries it,
  * then dead-letters it).
  */
 export async function replyOf<T>(work: () => Promise<T>): Promise<CommandReply<T>> {
   try {
     return { ok: true, result: await work() };
   } catch (error) {
+    // The deadline passed while deciding (a slow database): rolled back, nothing changed.
+    if (missedDeadline(error)) return TOO_LATE;
     const failure = failureOf(error);
     if (failure) return { ok: false, failure };
     throw error;

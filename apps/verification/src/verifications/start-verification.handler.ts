@@ -4,7 +4,7 @@ import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { CommandReply } from '@seed/contracts';
-import { allInOne, CommandPipeline, lockKeys, lockSlot, ProcessedMessages, quoteSchema, StatementParams, type AppendMetadata, type Decision, type SqlExecutor } from '@seed/platform-event-store';
+import { allInOne, CommandPipeline, commitDeadline, lockKeys, lockSlot, ProcessedMessages, quoteSchema, StatementParams, type AppendMetadata, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import type { StartVerificationCommand, VerificationView } from '@seed/verification-contracts';
@@ -62,7 +62,7 @@ export class StartVerificationHandler {
     const metadata: AppendMetadata = { correlationId: context.correlationId, causationId: command.commandId, traceparent: context.traceparent, occurredAt: new Date().toISOString() };
     // The command's record is kept by the handler, in the statements it reads and writes its rows
     // with (one round trip each), rather than in two of the pipeline's own.
-    return replyOf(() => this.pipeline.run({ consumer: CONSUMER, commandId: null, metadata }, (tx) => this.decide(tx, command)));
+    return replyOf(() => this.pipeline.run({ consumer: CONSUMER, commandId: null, metadata }, async (tx) => ({ ...(await this.decide(tx, command)), commitBy: commitDeadline(command.issuedAt, this.maxCommandAgeMs) })));
   }
 
   /**

@@ -90,4 +90,17 @@ describe('CommandPipeline', () => {
     const [event] = await store.readStream(ds.manager, 'counter-e');
     expect(event?.occurredAt).toBe('2030-01-15T10:00:05.000Z');
   });
+
+  it('looks at commitBy before the append when it runs without a transaction (its append commits at once)', async () => {
+    const decide = (commitBy: number) => async () => ({
+      appends: [{ streamId: 'counter-f', expectedVersion: 0, events: [{ type: 'Incremented', schemaVersion: 1, data: {} }] }],
+      result: 1,
+      commitBy,
+    });
+    const command = { consumer: 'counter', commandId: null, metadata, transaction: 'after-a-conflict' as const };
+    await expect(pipeline.run(command, decide(Date.now() - 1))).rejects.toBeInstanceOf(CommitDeadlinePassed);
+    expect(await store.readStream(ds.manager, 'counter-f')).toHaveLength(0);
+    expect(await pipeline.run(command, decide(Date.now() + 60_000))).toBe(1);
+    expect(await store.readStream(ds.manager, 'counter-f')).toHaveLength(1);
+  });
 });

@@ -74,14 +74,14 @@ export class CommandPipeline {
     if (command.transaction === 'after-a-conflict' && command.commandId !== null) throw new Error('a command with a record runs in a transaction');
     const { result, types } = await withCommandRetry(command.outage ?? 'fail', (retry) =>
       command.transaction === 'after-a-conflict' && retry.conflicts === 0
-        ? this.once(this.dataSource.manager, command, decide, retry)
-        : this.dataSource.transaction((tx) => this.once(tx, command, decide, retry)),
+        ? this.once(this.dataSource.manager, command, decide, retry, false)
+        : this.dataSource.transaction((tx) => this.once(tx, command, decide, retry, true)),
     );
     if (types.length > 0) this.wake(types);
     return result;
   }
 
-  private async once<T>(tx: SqlExecutor, command: PipelineCommand, decide: Decide<T>, retry: RetryState): Promise<{ result: T; types: string[] }> {
+  private async once<T>(tx: SqlExecutor, command: PipelineCommand, decide: Decide<T>, retry: RetryState, transactional: boolean): Promise<{ result: T; types: string[] }> {
     const { consumer, commandId, metadata } = command;
     if (commandId !== null) {
       const done = await this.processed.find<T>(tx, consumer, commandId);
@@ -89,10 +89,17 @@ export class CommandPipeline {
     }
     const { appends, result, occurredAt, commitBy } = await decide(tx, retry);
     const written = appends.filter((a) => a.events.length > 0);
+    // Outside a transaction the append commits at once: the deadline is looked at before it.
+    if (!transactional) pastCommitBy(commitBy);
     if (written.length > 0) await this.store.append(tx, written, occurredAt === undefined ? metadata : { ...metadata, occurredAt });
     if (commandId !== null) await this.processed.record(tx, consumer, commandId, result);
-    // Deciding and appending a large batch takes a while: the deadline is looked at last. NaN counts as past.
-    if (commitBy !== undefined && !(Date.now() <= commitBy)) throw new CommitDeadlinePassed('the decision is past its commit deadline: not committed');
+    // Deciding and appending a large batch takes a while: in a transaction the deadline is looked at last.
+    if (transactional) pastCommitBy(commitBy);
     return { result, types: [...new Set(written.flatMap((a) => a.events.map((e) => e.type)))] };
   }
+}
+
+/** Throws CommitDeadlinePassed when `commitBy` has passed (NaN counts as past). */
+function pastCommitBy(commitBy: number | undefined): void {
+  if (commitBy !== undefined && !(Date.now() <= commitBy)) throw new CommitDeadlinePassed('the decision is past its commit deadline: not committed');
 }

@@ -11,5 +11,6 @@ export * from './stored-event';
 export * from './upcaster';
 export * from './wakeable-pause';
 export * from './combined-statement';
+export * from './command-deadline';
 export * from './command-pipeline';
 export * from './command-pipeline.retry-policy';

@@ -1,10 +1,12 @@
+import { CommitDeadlinePassed } from './command-pipeline';
+
 /**
- * How much earlier than the gateway's deadline, by this host's clock, a batch must be committed.
+ * How much earlier than the gateway's deadline, by this host's clock, a command must be committed.
  * It covers the clocks of the two hosts disagreeing (NTP keeps them within milliseconds; this
- * allows seconds) and the reply's way back to the gateway: a batch committed later than that could
- * reach a client that was answered 503 already, and would be sent a second time by its retry.
+ * allows a second) and the reply's way back to the gateway: a command committed later than that
+ * could reach a client that was answered 503 already, and its retry would do it a second time.
  */
-export const DEADLINE_SKEW_MARGIN_MS = 2000;
+export const DEADLINE_SKEW_MARGIN_MS = 1000;
 
 /**
  * True when a command issued at `issuedAt` can no longer be committed and answered before the
@@ -15,14 +17,21 @@ export function pastCommandDeadline(issuedAt: string, maxAgeMs: number, now: num
   return !(now <= commitDeadline(issuedAt, maxAgeMs));
 }
 
-/** The time (ms) by which a command issued at `issuedAt` must be committed; NaN for an unreadable `issuedAt`. */
+/**
+ * The time (ms) by which a command issued at `issuedAt` must be committed (a decision's
+ * `commitBy`); NaN for an unreadable `issuedAt`, which the pipeline counts as past.
+ */
 export function commitDeadline(issuedAt: string, maxAgeMs: number): number {
   return Date.parse(issuedAt) + maxAgeMs - DEADLINE_SKEW_MARGIN_MS;
 }
 
 /** Thrown inside the deciding transaction when the deadline passed while deciding: rolls it back. */
 export class CommandPastDeadline extends Error {
+  override readonly name = 'CommandPastDeadline';
   constructor(issuedAt: string) {
     super(`command issued at ${issuedAt} is past the gateway's deadline: not decided`);
   }
 }
+
+/** Whether an error says a command was not decided because its deadline passed (nothing written). */
+export const missedDeadline = (error: unknown): boolean => error instanceof CommandPastDeadline || error instanceof CommitDeadlinePassed;
