@@ -24,7 +24,7 @@ const SERVICES: Record<string, string> = {
 /** Valid stand-ins for the values a deployment takes from its secret store. */
 const secretStandIn = (name: string): string =>
   name === 'DATABASE_URL'
-    ? 'postgres://seed:pw@postgres:5432/seed'
+    ? 'postgres://seed:pw@postgres:5432/seed?sslmode=verify-full'
     : name === 'SMPP_URL'
       ? 'smpp://seed:pw@smsc.example:2775'
       : name.endsWith('_KEYS')
@@ -57,7 +57,7 @@ function containerOf(target: string, service: string): Container {
   return container;
 }
 
-/** The environment the service sees: the ConfigMaps, the env entries, then the container command's rule. */
+/** The environment the service sees: the ConfigMaps, then the env entries. */
 function k8sEnv(target: string, service: string): { env: Record<string, string>; container: Container } {
   const container = containerOf(target, service);
   const env: Record<string, string> = {};
@@ -72,12 +72,6 @@ function k8sEnv(target: string, service: string): { env: Record<string, string>;
     else if (!ref) env[entry.name] = String(entry.value);
   }
   return { env, container };
-}
-
-/** Runs the container's command as the image would, with `-e` standing in for the service's main file. */
-function databaseUrlSeen(container: Container, env: Record<string, string>): string {
-  const command = [...(container.command ?? []), '-e', 'process.stdout.write(process.env.DATABASE_URL ?? "")'];
-  return execFileSync(command[0] as string, command.slice(1), { env: { PATH: `${join(process.execPath, '..')}:/usr/bin:/bin`, ...env } }).toString();
 }
 
 describe('deployment manifests', () => {
@@ -96,14 +90,28 @@ describe('deployment manifests', () => {
     }
   });
 
-  it.each(Object.keys(SERVICES))('%s: DATABASE_URL_<SERVICE>, when the Secret has it, replaces DATABASE_URL; node runs with the image flags', (service) => {
-    const { container } = k8sEnv('k8s', service);
-    const own = container.env?.find((e) => e.name === 'SERVICE_DATABASE_URL')?.valueFrom?.secretKeyRef;
-    expect(own).toEqual({ name: 'seed-secrets', key: `DATABASE_URL_${service.toUpperCase().replace(/-/g, '_')}`, optional: true });
-    expect(container.command?.[2]).toContain(`exec node ${nodeFlags.join(' ')} "$@"`);
-    const shared = 'postgres://seed:pw@postgres:5432/seed';
-    expect(databaseUrlSeen(container, { DATABASE_URL: shared })).toBe(shared);
-    expect(databaseUrlSeen(container, { DATABASE_URL: shared, SERVICE_DATABASE_URL: 'postgres://own:p$w@db-own:5432/own' })).toBe('postgres://own:p$w@db-own:5432/own');
+  it.each(Object.keys(SERVICES))("%s connects as its own database role and Kafka user, secure by default; node runs with the image's flags", (service) => {
+    const key = service.toUpperCase().replace(/-/g, '_');
+    const { env, container } = k8sEnv('k8s', service);
+    const ref = (name: string) => container.env?.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
+    expect(ref('DATABASE_URL')).toEqual({ name: 'seed-secrets', key: `DATABASE_URL_${key}` });
+    expect(ref('KAFKA_SASL_USERNAME')).toEqual({ name: 'seed-secrets', key: `KAFKA_USER_${key}` });
+    expect(ref('KAFKA_SASL_PASSWORD')).toEqual({ name: 'seed-secrets', key: `KAFKA_PASSWORD_${key}` });
+    expect(env).toMatchObject({ REQUIRE_SECURE_CONNECTIONS: 'true', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SSL_CA: '/etc/seed/kafka-ca/ca.crt' });
+    // The example Secret's URLs pass the check the base turns on.
+    expect(configProblems(SERVICES[service] as string, { ...env, DATABASE_URL: example.stringData[`DATABASE_URL_${key}`] as string })).toEqual([]);
+    expect(configProblems(SERVICES[service] as string, { ...env, DATABASE_URL: 'postgres://seed:pw@postgres:5432/seed' })).toEqual([
+      expect.stringContaining('REQUIRE_SECURE_CONNECTIONS is true but DATABASE_URL has sslmode=(none)'),
+    ]);
+    expect(container.command).toBeUndefined();
+    expect(readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8')).toContain(`ENTRYPOINT ${JSON.stringify(['node', ...nodeFlags]).replace(/,/g, ', ')}`);
+  });
+
+  it.each(Object.keys(SERVICES))('%s in dev-plaintext: no Kafka user, no CA, REQUIRE_SECURE_CONNECTIONS off', (service) => {
+    const { env, container } = k8sEnv('k8s/overlays/dev-plaintext', service);
+    expect(container.env?.map((e) => e.name)).not.toContain('KAFKA_SASL_USERNAME');
+    expect(env).toMatchObject({ REQUIRE_SECURE_CONNECTIONS: 'false', KAFKA_SASL_MECHANISM: '', KAFKA_SSL_CA: '' });
+    expect(configProblems(SERVICES[service] as string, { ...env, DATABASE_URL: 'postgres://seed:pw@postgres:5432/seed' })).toEqual([]);
   });
 
   it('the services refuse to start without what the manifests give them (the check above can fail)', () => {

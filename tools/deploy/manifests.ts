@@ -8,8 +8,8 @@ import type { TopicSpec } from '@seed/platform-kafka';
 
 export const ROOT = join(__dirname, '../..');
 
-/** The kustomizations users apply: the platform alone, and with its Kafka and PostgreSQL by operators. */
-export const TARGETS = ['k8s', 'k8s/overlays/with-operators'] as const;
+/** The kustomizations users apply: the platform alone, with its Kafka and PostgreSQL by operators, with its admin Ingress, and plaintext for development. */
+export const TARGETS = ['k8s', 'k8s/overlays/with-operators', 'k8s/overlays/with-admin-ingress', 'k8s/overlays/dev-plaintext'] as const;
 
 export interface EnvVar {
   name: string;

@@ -5,8 +5,9 @@
 #     once (--combine) so that rules can look across objects: non-root, no privilege escalation,
 #     read-only root filesystem, capabilities dropped, seccomp, no host namespaces, no service-account
 #     token, CPU and memory requests, memory and CPU limits, pinned images, a default-deny ingress
-#     NetworkPolicy and a rule for every container port, the admin port never exposed
-#     (kubernetes.rego; waivers with their reasons in exceptions.yaml);
+#     NetworkPolicy and a rule for every container port, the admin port exposed by no public Ingress
+#     and reachable from named namespaces only, secure connections required unless seed-config says
+#     it is for development (kubernetes.rego; waivers with their reasons in exceptions.yaml);
 #   - docker/Dockerfile: base images pinned to an exact version or a digest, `npm ci` (dockerfile.rego).
 # Usage: policy-check.sh [kustomization dir or rendered YAML ...]   (default: k8s and its overlays)
 set -euo pipefail

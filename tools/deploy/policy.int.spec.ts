@@ -63,6 +63,7 @@ describe('policy check of the manifests', () => {
     expect(run.stderr).not.toMatch(/breaks the policy/);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/\[policy\] k8s\/overlays\/with-operators: .*0 failures/);
+    expect(run.stdout).toMatch(/\[policy\] k8s\/overlays\/dev-plaintext: .*0 failures/);
     expect(run.stdout).toMatch(/\[policy\] docker\/Dockerfile: .*0 failures/);
   });
 
@@ -94,6 +95,32 @@ describe('policy check of the manifests', () => {
         const ingress = o.find((x) => x.kind === 'Ingress') as unknown as { spec: { rules: { http: { paths: unknown[] } }[] } };
         ingress.spec.rules[0]!.http.paths.push({ path: '/admin/', pathType: 'Prefix', backend: { service: { name: 'api-gateway', port: { name: 'admin' } } } });
         return o;
+      },
+    ],
+    [
+      'admin-from-ingress-only',
+      (o) => {
+        const policy = o.find((x) => x.kind === 'NetworkPolicy' && x.metadata.name === 'api-gateway-admin') as unknown as { spec: { ingress: { from: unknown[] }[] } };
+        policy.spec.ingress[0]!.from.push({ podSelector: {} });
+        return o;
+      },
+    ],
+    [
+      'secure-connections',
+      (o) => {
+        o.find((x) => x.kind === 'ConfigMap' && x.metadata.name === 'seed-config')!.data!['REQUIRE_SECURE_CONNECTIONS'] = 'false';
+        return o;
+      },
+    ],
+    [
+      'admin-not-exposed',
+      (o) => {
+        // An allowlisted Ingress that also routes a public API is not an admin Ingress.
+        const ingress = render('k8s/overlays/with-admin-ingress').find((x) => x.kind === 'Ingress' && x.metadata.name === 'seed-messaging-admin') as unknown as {
+          spec: { rules: { http: { paths: unknown[] } }[] };
+        };
+        ingress.spec.rules[0]!.http.paths.push({ path: '/sms/', pathType: 'Prefix', backend: { service: { name: 'api-gateway', port: { name: 'messaging' } } } });
+        return [...o, ingress as unknown as K8sObject];
       },
     ],
     ['cpu-limit', (o) => [...o, { ...o.find((x) => x.kind === 'Deployment' && x.metadata.name === 'sms-batch')!, metadata: { name: 'new-service' } }]],

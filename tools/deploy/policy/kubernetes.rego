@@ -212,13 +212,62 @@ deny contains finding("network-policy-ports", p.obj, sprintf("container %s port 
 	not excepted("network-policy-ports", p.obj)
 }
 
-# The admin listener is for operators, never behind the public Ingress.
-deny contains finding("admin-not-exposed", obj, sprintf("routes %s to the admin port", [obj.metadata.name])) if {
+# The admin listener is for operators, never behind the public Ingress: only an Ingress of its own
+# that routes nothing else and lets only listed addresses through (k8s/components/admin-ingress/).
+admin_backend(path) if object.get(path.backend, ["service", "port", "name"], "") == "admin"
+
+admin_backend(path) if object.get(path.backend, ["service", "port", "number"], 0) == 3002
+
+allowlisted(obj) if {
+	some key in {"nginx.ingress.kubernetes.io/whitelist-source-range", "nginx.ingress.kubernetes.io/allowlist-source-range"}
+	object.get(obj.metadata, ["annotations", key], "") != ""
+}
+
+# An Ingress for operators: admin paths alone, and an address allowlist.
+admin_ingress(obj) if {
+	allowlisted(obj)
+	every r in obj.spec.rules {
+		every path in r.http.paths {
+			admin_backend(path)
+		}
+	}
+}
+
+deny contains finding("admin-not-exposed", obj, sprintf("routes %s to the admin port (only an Ingress of admin paths alone, with an address allowlist, may)", [obj.metadata.name])) if {
 	some obj in objects
 	obj.kind == "Ingress"
 	some r in obj.spec.rules
 	some path in r.http.paths
-	object.get(path.backend, ["service", "port", "name"], "") == "admin"
+	admin_backend(path)
+	not admin_ingress(obj)
+}
+
+# The admin port takes connections from named namespaces only (the ingress controller's, the
+# monitoring one): not from every pod of its own namespace, not from anywhere.
+admin_rules contains {"policy": policy, "rule": rule} if {
+	some policy in objects
+	policy.kind == "NetworkPolicy"
+	object.get(policy.spec, ["podSelector", "matchLabels", "app.kubernetes.io/name"], "") == "api-gateway"
+	some rule in object.get(policy.spec, "ingress", [])
+	some rp in object.get(rule, "ports", [])
+	rp.port in {3002, "admin"}
+}
+
+named_namespace(peer) if object.get(peer, ["namespaceSelector", "matchLabels", "kubernetes.io/metadata.name"], "") != ""
+
+deny contains finding("admin-from-ingress-only", a.policy, "lets a peer other than a named namespace reach the admin port") if {
+	some a in admin_rules
+	some peer in object.get(a.rule, "from", [{}])
+	not named_namespace(peer)
+}
+
+# The services connect securely unless the rendering says, on seed-config, that it is for development.
+deny contains finding("secure-connections", obj, "REQUIRE_SECURE_CONNECTIONS is not \"true\" (plaintext belongs in an overlay that annotates seed-config seed-messaging.io/insecure)") if {
+	some obj in objects
+	obj.kind == "ConfigMap"
+	obj.metadata.name == "seed-config"
+	object.get(obj, ["data", "REQUIRE_SECURE_CONNECTIONS"], "") != "true"
+	object.get(obj.metadata, ["annotations", "seed-messaging.io/insecure"], "") == ""
 }
 
 deny contains finding("admin-not-exposed", obj, "exposes the admin port outside the cluster") if {

@@ -1,5 +1,6 @@
-import { IsBoolean, IsIn, IsInt, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, Matches, Max, Min, Validate } from 'class-validator';
 import { KafkaClientConfig } from './kafka-client.config';
+import { SecureConnections } from './secure-connections';
 
 /**
  * Settings every service shares. Each property is an environment variable of the same name;
@@ -9,6 +10,15 @@ export class PlatformConfig extends KafkaClientConfig {
   /** postgres://user:password@host:port/database */
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
   DATABASE_URL = '';
+
+  /**
+   * true: the service refuses to start unless PostgreSQL is reached over TLS that checks the
+   * server's name (DATABASE_URL `sslmode=verify-full`) and Kafka over TLS as a SASL user. The k8s
+   * base sets it; a local `npm start` and k8s/overlays/dev-plaintext/ leave it off.
+   */
+  @IsBoolean()
+  @Validate(SecureConnections)
+  REQUIRE_SECURE_CONNECTIONS = false;
 
   /**
    * Prepended to each service's Postgres schema name (several installations, or test runs, share one
