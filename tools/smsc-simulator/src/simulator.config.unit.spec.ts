@@ -17,6 +17,7 @@ describe('simulator configuration', () => {
       SMSC_MESSAGE_ID_START: '536870912', SMSC_THROTTLE_ALL: 'true', SMSC_REFUSE_BINDS: '1',
       SMSC_TEMPORARY_ERROR_PROBABILITY: '0.5', SMSC_TEMPORARY_ERROR_STATUS: '0x00000045',
       SMSC_TLS_CERT_FILE: '/etc/smsc/cert.pem', SMSC_TLS_KEY_FILE: '/etc/smsc/key.pem', SMSC_INBOUND_RESPONSE_TIMEOUT_MS: '2500',
+      SMSC_ANSWER_SUBMITS: 'false',
     });
     expect(config).toEqual({
       host: '127.0.0.1', httpHost: '0.0.0.0', smppPort: 2800, httpPort: 2801, systemId: 'acme', password: 'pw', receiptDelayMs: 0,
@@ -24,7 +25,7 @@ describe('simulator configuration', () => {
       messageIdFormat: 'decimal', throttlePerSecond: 50, window: 10, dropProbability: 0.25, rejectPrefixes: ['4477009', '1555'],
       submitDelayMs: 5, receiptAckTimeoutMs: 2000, receiptRetries: 1, maxMessages: 10, logLevel: 'warn',
       messageIdStart: 0x20000000, throttleAll: true, refuseBinds: true, temporaryErrorProbability: 0.5, temporaryErrorStatus: 0x45,
-      tlsCertFile: '/etc/smsc/cert.pem', tlsKeyFile: '/etc/smsc/key.pem', inboundResponseTimeoutMs: 2500,
+      tlsCertFile: '/etc/smsc/cert.pem', tlsKeyFile: '/etc/smsc/key.pem', inboundResponseTimeoutMs: 2500, answerSubmits: false,
     });
   });
 

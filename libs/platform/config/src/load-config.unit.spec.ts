@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       KAFKA_SASL_MECHANISM: '',
       KAFKA_SASL_USERNAME: '',
       KAFKA_SASL_PASSWORD: '',
+      REQUIRE_SECURE_CONNECTIONS: false,
       DATABASE_SCHEMA_PREFIX: '',
       LOG_LEVEL: 'info',
       DATABASE_POOL_SIZE: 10,
