@@ -22,6 +22,8 @@ const PROMPT_MS = 1000;
 const DEADLINE_MS = 5000;
 /** The 503's way out of the gateway and the client's clock, on two busy cores. */
 const ANSWER_SLACK_MS = 1000;
+/** How soon after the dependency is back requests of each kind are accepted again. */
+const RECOVERY_MS = 10_000;
 
 /**
  * PostgreSQL or Kafka stops cleanly (as on a node drain or an upgrade) while batches, Verify
@@ -68,11 +70,13 @@ describe.each([
     outcomes = await load.stop();
     const during = outcomes.filter((o) => o.startedAt >= stoppedAt + DETECTION_MS && o.endedAt <= restartAt);
     const firstAfter = (['batch', 'verify'] as const).map((kind) => outcomes.find((o) => o.kind === kind && o.startedAt >= upAt));
+    const firstAccepted = (['batch', 'verify'] as const).map((kind) => outcomes.find((o) => o.kind === kind && o.startedAt >= upAt && o.status === 200));
     console.log(
       `${dependency} restart: ${outcomes.length} requests, ${outcomes.filter((o) => o.status === 200).length} accepted;` +
         ` 503 while down (known): ${JSON.stringify(latencies(during))};` +
         ` all 503s: ${JSON.stringify(latencies(outcomes.filter((o) => o.status === 503)))};` +
-        ` first batch / verify after recovery: ${firstAfter.map((o) => (o ? `${o.status} in ${o.endedAt - o.startedAt} ms` : 'none')).join(' / ')}`,
+        ` first batch / verify after recovery: ${firstAfter.map((o) => (o ? `${o.status} in ${o.endedAt - o.startedAt} ms` : 'none')).join(' / ')};` +
+        ` first accepted: ${firstAccepted.map((o) => (o ? `${o.startedAt - upAt} ms after the return` : 'none')).join(' / ')}`,
     );
   }, 180_000);
 
@@ -114,9 +118,13 @@ describe.each([
     expect(gatewayReadyWhileDown).toBe(200);
   });
 
-  it('serves the first batch and the first Verify generation after it is back', () => {
+  it(`accepts batches and Verify generations again within ${RECOVERY_MS} ms of its return`, () => {
+    // The consumers rejoin their groups first (a new broker loads its group coordinator): a request
+    // in those seconds may have its 503 at the deadline, "not done", and its retry is served.
     for (const kind of ['batch', 'verify'] as const) {
-      expect(outcomes.find((o) => o.kind === kind && o.startedAt >= upAt)?.status).toBe(200);
+      const first = outcomes.find((o) => o.kind === kind && o.startedAt >= upAt && o.status === 200);
+      expect(first).toBeDefined();
+      expect((first as Outcome).startedAt - upAt).toBeLessThan(RECOVERY_MS);
     }
   });
 

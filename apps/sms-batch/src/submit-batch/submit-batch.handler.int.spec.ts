@@ -8,6 +8,7 @@ import { dropSchema, openTestDataSource, testLogger, uniqueName } from '@seed/pl
 import {
   batchStreamId,
   messageStreamId,
+  SMS_BATCH_SERVICE_COMMAND_TOPIC,
   type BatchResponse,
   type BatchSubmittedV1,
   type MessageQueuedV1,
@@ -302,6 +303,14 @@ describe('SubmitBatchHandler, the gateway deadline and Idempotency-Key', () => {
     const again = await submit(commandOf(single('+447400200001', idempotency)));
     expect(again).toEqual({ ok: true, result: { ...first, idempotentReplay: true } });
     expect(await toDestination('447400200001')).toBe(1);
+  });
+
+  it("decides a neighbouring service's late SubmitBatch (service-commands topic): its clientBatchId makes a repeat harmless", async () => {
+    const command = late({ ...single('+447400200006'), clientBatchId: `guest-link-${randomUUID()}` });
+    const reply = await handler.submit(command, { ...contextOf(command), topic: `prefix.${SMS_BATCH_SERVICE_COMMAND_TOPIC}` });
+    expect(reply).toMatchObject({ ok: true });
+    expect(await submit(late({ ...single('+447400200007') }))).toMatchObject({ ok: false, failure: { status: 503 } });
+    expect(await toDestination('447400200006')).toBe(1);
   });
 
   it('tolerates a clock a little ahead of the gateway: a command "from the future" is decided', async () => {

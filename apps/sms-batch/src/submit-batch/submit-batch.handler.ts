@@ -11,6 +11,7 @@ import { BatchRejectedError, decideSubmitBatch, initialBatchState } from '@seed/
 import {
   batchStreamId,
   messageStreamId,
+  SMS_BATCH_SERVICE_COMMAND_TOPIC,
   type BatchResponse,
   type BatchSubmittedV1,
   type SubmitBatchCommand,
@@ -116,13 +117,16 @@ export class SubmitBatchHandler {
       }
     }
     // Past the gateway's deadline, the client has its 503 (or is about to): deciding now would
-    // send what it was told failed, and its retry would send it again.
-    if (pastCommandDeadline(command.issuedAt, this.maxCommandAgeMs, now.getTime())) throw new CommandPastDeadline(command.issuedAt);
+    // send what it was told failed, and its retry would send it again. A neighbouring service's
+    // SubmitBatch has no such deadline: it is not a client's, its clientBatchId makes the sender's
+    // retry get this answer, and refusing it late would drop an SMS that was promised.
+    const deadline = fromNeighbour(context) ? undefined : commitDeadline(command.issuedAt, this.maxCommandAgeMs);
+    if (deadline !== undefined && pastCommandDeadline(command.issuedAt, this.maxCommandAgeMs, now.getTime())) throw new CommandPastDeadline(command.issuedAt);
     const batch = await this.decideBatch(tx, data, context);
     if (data.idempotency) await this.idempotencyKeys.reserve(tx, data.accountId, data.idempotency.key, data.idempotency.requestHash, batch.batchId, now);
     await this.processed.record(tx, CONSUMER, command.commandId, { batchId: batch.batchId });
     // Deciding a large batch takes a while: the deadline is checked again just before the commit.
-    return { appends: batch.appends, result: batch.response, occurredAt: batch.now, commitBy: commitDeadline(command.issuedAt, this.maxCommandAgeMs) };
+    return { appends: batch.appends, result: batch.response, occurredAt: batch.now, ...(deadline === undefined ? {} : { commitBy: deadline }) };
   }
 
   /**
@@ -250,4 +254,9 @@ function refusalOf(error: unknown): CommandReply<never> | null {
   if (error instanceof SealedTextRefused) return { ok: false, failure: { status: 400, code: ApiErrorCode.InvalidText, message: error.message } };
   if (error instanceof IdempotencyKeyReused) return { ok: false, failure: { status: 422, code: ApiErrorCode.InvalidParameter, message: error.message } };
   return null;
+}
+
+/** Whether a command came from a neighbouring service (sms-batch.service-commands.v1), not a client through the gateway. */
+function fromNeighbour(context: CommandContext): boolean {
+  return context.topic?.endsWith(SMS_BATCH_SERVICE_COMMAND_TOPIC) === true;
 }

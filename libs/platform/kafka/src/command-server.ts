@@ -16,6 +16,8 @@ export interface CommandContext {
   correlationId: string;
   causationId: string;
   traceparent: string | null;
+  /** The topic the command came on (with the installation's prefix); absent for a command built in-process. */
+  topic?: string;
 }
 
 const UNAVAILABLE = { status: 503, code: 2000, message: 'a dependency is unavailable; try again later', retryAfterSeconds: 10 };
@@ -135,6 +137,7 @@ export class KafkaCommandServer extends Server implements CustomTransportStrateg
         correlationId: record.headers[MessageHeader.CorrelationId] ?? command.commandId,
         causationId: command.commandId,
         traceparent: onwardTraceparent(received),
+        topic: record.topic,
       };
       await runWithCorrelation(context, async () => {
         const reply = (await lastValueFrom(this.transformToObservable(await handler(command, context)))) as CommandReply;
