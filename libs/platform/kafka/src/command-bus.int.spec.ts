@@ -97,7 +97,7 @@ describe('CommandBus and KafkaCommandServer', () => {
 
     expect(reply).toEqual({
       ok: true,
-      result: { pong: 'HELLO', context: { correlationId: 'corr-hello', causationId: ping.commandId, traceparent: null } },
+      result: { pong: 'HELLO', context: { correlationId: 'corr-hello', causationId: ping.commandId, traceparent: null, topic: expect.stringMatching(/\.ping\.commands$/) } },
     });
     expect(received.filter((c) => c.commandId === ping.commandId)).toHaveLength(1);
   });
