@@ -76,31 +76,35 @@ export function withoutIds(res: BatchResponse): Omit<BatchResponse, 'batchId' | 
   return { acceptedCount: res.acceptedCount, rejectedCount: res.rejectedCount, ...(res.messages ? { messages: res.messages.map(({ umid: _umid, ...rest }) => rest) } : {}) };
 }
 
-/** How often sendBatch sends a batch answered 503 again. */
-const BATCH_RETRIES_ON_503 = 3;
+/** How often a request answered 503 is sent again (retrying503). */
+const RETRIES_ON_503 = 3;
 
 /**
- * A batch that must be answered 200; returns the parsed response. A 503 ("not done": the service
- * could not decide it within the gateway's wait, as on two cores shared by two stacks) is sent again
- * after its Retry-After (at most 2 s here), as the contract invites a client to, and said on stderr.
+ * Sends a request again while it is answered 503 ("not done": the service could not decide it within
+ * the gateway's wait, as while a killed replica's partitions move, or on two cores shared by two
+ * stacks), after its Retry-After (at most 2 s here), as the contract invites a client to; each retry
+ * is said on stderr. Returns the last response, its body read.
  */
+export async function retrying503(send: () => Promise<Response>): Promise<{ res: Response; text: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await send();
+    const text = await res.text();
+    if (res.status !== 503 || attempt > RETRIES_ON_503) return { res, text };
+    console.error(`answered 503 (attempt ${attempt}): ${text.slice(0, 200)}; sending it again`);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(Number(res.headers.get('retry-after') ?? 1), 2) * 1000));
+  }
+}
+
+/** A batch that must be answered 200 (after retrying503); returns the parsed response. */
 export async function sendBatch(
   stack: RunningStack,
   account: Pick<Account, 'subAccountId' | 'apiKey'>,
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<BatchResponse> {
-  for (let attempt = 1; ; attempt++) {
-    const res = await postBatch(stack, account, body, { headers });
-    const text = await res.text();
-    if (res.status === 503 && attempt <= BATCH_RETRIES_ON_503) {
-      console.error(`batch answered 503 (attempt ${attempt}): ${text.slice(0, 200)}; sending it again`);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(Number(res.headers.get('retry-after') ?? 1), 2) * 1000));
-      continue;
-    }
-    if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${text.slice(0, 500)}`);
-    return JSON.parse(text) as BatchResponse;
-  }
+  const { res, text } = await retrying503(() => postBatch(stack, account, body, { headers }));
+  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as BatchResponse;
 }
 
 /**

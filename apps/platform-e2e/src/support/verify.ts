@@ -1,7 +1,7 @@
 import type { RunningStack } from '@seed/platform-testing';
 import type { VerificationView } from '@seed/verification-contracts';
 import { eventually } from '@seed/platform-testing';
-import { request, type Account } from './http';
+import { request, retrying503, type Account } from './http';
 import { smsc } from './smsc';
 
 export type { VerificationView };
@@ -21,17 +21,17 @@ export const postVerification = (stack: RunningStack, account: Key, body: unknow
 export const getVerification = (stack: RunningStack, account: Key, uid: string, code?: string): Promise<Response> =>
   request(verifyUrl(stack, account.subAccountId, uid, code), { token: account.apiKey, method: 'GET' });
 
-async function ok(res: Response): Promise<VerificationView> {
-  const text = await res.text();
+/** A request that must be answered 200, a 503 ("not done") sent again as a client would (retrying503). */
+async function ok(send: () => Promise<Response>): Promise<VerificationView> {
+  const { res, text } = await retrying503(send);
   if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as VerificationView;
 }
 
-export const generate = async (stack: RunningStack, account: Key, body: unknown): Promise<VerificationView> =>
-  ok(await postVerification(stack, account, body));
+export const generate = async (stack: RunningStack, account: Key, body: unknown): Promise<VerificationView> => ok(() => postVerification(stack, account, body));
 
 export const validate = async (stack: RunningStack, account: Key, uid: string, code?: string): Promise<VerificationView> =>
-  ok(await getVerification(stack, account, uid, code));
+  ok(() => getVerification(stack, account, uid, code));
 
 /** The codes the carrier received for `msisdn`, oldest first, read from the texts (`digits` long). */
 export async function receivedCodes(stack: RunningStack, msisdn: string, count: number, digits = 6): Promise<string[]> {

@@ -61,5 +61,8 @@ export function isTransientDatabaseError(error: unknown): boolean {
   const code = typeof e.code === 'string' ? e.code : typeof e.driverError?.code === 'string' ? e.driverError.code : '';
   if (/^[0-9A-Z]{5}$/.test(code)) return !isPermanentDatabaseError(error);
   if (/^E[A-Z]+$/.test(code)) return true;
+  // TypeORM releases a transaction's query runner when its connection fails, and the COMMIT that
+  // follows is refused with this: the connection went, and nothing of the transaction was committed.
+  if (e.name === 'QueryRunnerAlreadyReleasedError') return true;
   return /connection|terminat|timeout|ECONN/i.test(e.message);
 }

@@ -1,3 +1,4 @@
+import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { COMMAND_RETRY_POLICY, isTransientDatabaseError, withCommandRetry } from './command-pipeline.retry-policy';
 import { ConcurrencyError } from './event-store';
 
@@ -45,6 +46,7 @@ describe('isTransientDatabaseError', () => {
     expect(isTransientDatabaseError(outage())).toBe(true);
     expect(isTransientDatabaseError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isTransientDatabaseError(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isTransientDatabaseError(new QueryRunnerAlreadyReleasedError())).toBe(true);
     expect(isTransientDatabaseError(Object.assign(new Error('query failed'), { driverError: { code: '40001' } }))).toBe(true);
     expect(isTransientDatabaseError(Object.assign(new Error('syntax error'), { code: '42601' }))).toBe(false);
     expect(isTransientDatabaseError(new Error('no such verification'))).toBe(false);
