@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
 import type { AgentTokenResponse, CreateAgentTokenCommand, RoomCreatedV1, SealedReply } from '@seed/agent-token-contracts';
 import { CALL_REFERENCE, generateCallReference } from '@seed/agent-token-domain';
-import { CommandPipeline, commitDeadline, ConcurrencyError, missedDeadline, pastCommandDeadline, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, commitDeadline, CommitDeadlinePassed, ConcurrencyError, PAST_DEADLINE_REPLY, pastCommandDeadline, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { AgentTokenConfig } from '../agent-token.config';
 import { CallReferences } from '../rooms/call-references';
@@ -14,8 +14,6 @@ import { GuestLinks } from '../rooms/guest-links';
 import { RoomStore } from '../rooms/room-store';
 import { SealedWire } from '../sealed-wire';
 import { AgentTokens, type AgentClaims } from './agent-tokens';
-
-const TOO_LATE: CommandReply<never> = { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
 
 const CONSUMER = 'create-agent-token';
 const E164 = /^\+[1-9]\d{6,14}$/;
@@ -55,7 +53,7 @@ export class CreateTokenHandler {
     const { data } = command;
     // Waited in the queue longer than the gateway waits: the caller already has a 503 and may be
     // retrying; a room made now would be nobody's and answer that retry 409 while it waits.
-    if (pastCommandDeadline(command.issuedAt, this.config.AGENT_MAX_COMMAND_AGE_MS)) return TOO_LATE;
+    if (pastCommandDeadline(command.issuedAt, this.config.AGENT_MAX_COMMAND_AGE_MS)) return PAST_DEADLINE_REPLY;
     // The gateway checked all of this; a command from elsewhere is checked again rather than trusted.
     if (data.callReference !== undefined && !CALL_REFERENCE.test(data.callReference)) {
       return failure(400, ApiErrorCode.InvalidParameter, 'call_reference must be 8 to 20 characters of A-Z, a-z, 0-9, _ and -');
@@ -74,7 +72,7 @@ export class CreateTokenHandler {
       return { ok: true, result: this.wire.reply(await this.response(issued, room)) };
     } catch (error) {
       // The deadline passed while deciding (a slow database): rolled back, no room made.
-      if (missedDeadline(error)) return TOO_LATE;
+      if (error instanceof CommitDeadlinePassed) return PAST_DEADLINE_REPLY;
       if (error instanceof DuplicateCallReference) {
         return failure(409, ApiErrorCode.InvalidParameter, `call_reference ${data.callReference} is in use by an active room of this account`);
       }

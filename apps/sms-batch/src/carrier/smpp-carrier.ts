@@ -224,8 +224,8 @@ export class SmppCarrier {
       timer({ outcome: 'recorded' });
     } catch (error) {
       if (isTransientDatabaseError(error) || error instanceof ConcurrencyError) {
-        // Not recorded for now (the database away): a temporary error makes the carrier deliver it again later.
-        this.logger.error({ err: error }, 'receipt or inbound SMS not recorded; asking the carrier to retry');
+        // Not recorded for now (the database away): the carrier delivers it again; a warning, nothing is lost.
+        this.logger.warn({ err: error }, 'receipt or inbound SMS not recorded; asking the carrier to retry');
         session.send(pdu.response({ command_status: ESME_RX_T_APPN }));
         timer({ outcome: 'retry' });
         return;

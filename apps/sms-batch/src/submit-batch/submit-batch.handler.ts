@@ -3,7 +3,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload, Ctx } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
-import { CommandPastDeadline, CommandPipeline, commitDeadline, EventStore, missedDeadline, pastCommandDeadline, ProcessedMessages, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
+import { CommandPipeline, commitDeadline, CommitDeadlinePassed, EventStore, PAST_DEADLINE_REPLY, ProcessedMessages, type AppendToStream, type Decision, type SqlExecutor } from '@seed/platform-event-store';
 import type { CommandContext } from '@seed/platform-kafka';
 import { LOGGER, ServiceSchema } from '@seed/platform-nest';
 import { inSpan, onwardTraceparent, SpanKind } from '@seed/platform-telemetry';
@@ -78,9 +78,9 @@ export class SubmitBatchHandler {
     try {
       return { ok: true, result: await this.pipeline.run({ consumer: CONSUMER, commandId: null, metadata }, (tx) => this.decideOnce(tx, command, context)) };
     } catch (error) {
-      if (missedDeadline(error)) {
+      if (error instanceof CommitDeadlinePassed) {
         this.logger.warn({ commandId: command.commandId, issuedAt: command.issuedAt }, 'batch request past the gateway deadline: not decided');
-        return { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
+        return PAST_DEADLINE_REPLY;
       }
       const refused = refusalOf(error);
       if (refused) return refused;
@@ -121,7 +121,7 @@ export class SubmitBatchHandler {
     // SubmitBatch has no such deadline: it is not a client's, its clientBatchId makes the sender's
     // retry get this answer, and refusing it late would drop an SMS that was promised.
     const deadline = fromNeighbour(context) ? undefined : commitDeadline(command.issuedAt, this.maxCommandAgeMs);
-    if (deadline !== undefined && pastCommandDeadline(command.issuedAt, this.maxCommandAgeMs, now.getTime())) throw new CommandPastDeadline(command.issuedAt);
+    if (deadline !== undefined && !(now.getTime() <= deadline)) throw new CommitDeadlinePassed(`command issued at ${command.issuedAt} is past the gateway's deadline: not decided`);
     const batch = await this.decideBatch(tx, data, context);
     if (data.idempotency) await this.idempotencyKeys.reserve(tx, data.accountId, data.idempotency.key, data.idempotency.requestHash, batch.batchId, now);
     await this.processed.record(tx, CONSUMER, command.commandId, { batchId: batch.batchId });

@@ -1,13 +1,11 @@
 import { ApiErrorCode, type CommandReply } from '@seed/contracts';
-import { missedDeadline, pastCommandDeadline } from '@seed/platform-event-store';
+import { CommitDeadlinePassed, PAST_DEADLINE_REPLY, pastCommandDeadline } from '@seed/platform-event-store';
 import { VerificationError } from '@seed/verification-domain';
 import { AbuseLimitError } from '../limits/abuse-limits';
 import { CodeKeyUnavailableError } from './code-secrets';
 
 /** Provider token: VERIFY_MAX_COMMAND_AGE_MS. */
 export const MAX_COMMAND_AGE_MS = Symbol('MAX_COMMAND_AGE_MS');
-
-const TOO_LATE: CommandReply<never> = { ok: false, failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 } };
 
 /**
  * The answer to a command that can no longer be committed before the gateway stops waiting for it
@@ -16,7 +14,7 @@ const TOO_LATE: CommandReply<never> = { ok: false, failure: { status: 503, code:
  * an attempt it was not told of, would be a surprise (and a retry would count twice).
  */
 export function staleCommandReply(issuedAt: string, maxAgeMs: number): CommandReply<never> | null {
-  return pastCommandDeadline(issuedAt, maxAgeMs) ? TOO_LATE : null;
+  return pastCommandDeadline(issuedAt, maxAgeMs) ? PAST_DEADLINE_REPLY : null;
 }
 
 /**
@@ -29,7 +27,7 @@ export async function replyOf<T>(work: () => Promise<T>): Promise<CommandReply<T
     return { ok: true, result: await work() };
   } catch (error) {
     // The deadline passed while deciding (a slow database): rolled back, nothing changed.
-    if (missedDeadline(error)) return TOO_LATE;
+    if (error instanceof CommitDeadlinePassed) return PAST_DEADLINE_REPLY;
     const failure = failureOf(error);
     if (failure) return { ok: false, failure };
     throw error;

@@ -1,4 +1,4 @@
-import { CommitDeadlinePassed } from './command-pipeline';
+import { ApiErrorCode, type CommandReply } from '@seed/contracts';
 
 /**
  * How much earlier than the gateway's deadline, by this host's clock, a command must be committed.
@@ -25,13 +25,8 @@ export function commitDeadline(issuedAt: string, maxAgeMs: number): number {
   return Date.parse(issuedAt) + maxAgeMs - DEADLINE_SKEW_MARGIN_MS;
 }
 
-/** Thrown inside the deciding transaction when the deadline passed while deciding: rolls it back. */
-export class CommandPastDeadline extends Error {
-  override readonly name = 'CommandPastDeadline';
-  constructor(issuedAt: string) {
-    super(`command issued at ${issuedAt} is past the gateway's deadline: not decided`);
-  }
-}
-
-/** Whether an error says a command was not decided because its deadline passed (nothing written). */
-export const missedDeadline = (error: unknown): boolean => error instanceof CommandPastDeadline || error instanceof CommitDeadlinePassed;
+/** The answer to a command not decided because its deadline passed: 503, not done, try again. */
+export const PAST_DEADLINE_REPLY: CommandReply<never> = {
+  ok: false,
+  failure: { status: 503, code: ApiErrorCode.InternalError, message: 'the service is overloaded; try again', retryAfterSeconds: 5 },
+};
